@@ -1,0 +1,47 @@
+package cosmos
+
+// Request and response header names of the gateway protocol. Go's http.Header
+// canonicalises names, so these are used with Header.Get/Set, never as map keys.
+const (
+	HeaderAuthorization        = "Authorization"
+	HeaderDate                 = "x-ms-date"
+	HeaderVersion              = "x-ms-version"
+	HeaderPartitionKey         = "x-ms-documentdb-partitionkey"
+	HeaderIsUpsert             = "x-ms-documentdb-is-upsert"
+	HeaderIsQuery              = "x-ms-documentdb-isquery"
+	HeaderQuery                = "x-ms-documentdb-query"
+	HeaderEnableCrossPartition = "x-ms-documentdb-query-enablecrosspartition"
+	HeaderQueryPlanRequest     = "x-ms-cosmos-is-query-plan-request"
+	HeaderIfMatch              = "If-Match"
+	HeaderIfNoneMatch          = "If-None-Match"
+	HeaderPrefer               = "Prefer"
+	HeaderConsistencyLevel     = "x-ms-consistency-level"
+	HeaderSessionToken         = "x-ms-session-token"
+	HeaderActivityID           = "x-ms-activity-id"
+	HeaderAllowTentativeWrites = "x-ms-cosmos-allow-tentative-writes"
+	HeaderForceRefresh         = "x-ms-force-refresh"
+	HeaderMaxItemCount         = "x-ms-max-item-count"
+	HeaderContinuation         = "x-ms-continuation"
+	HeaderAIM                  = "A-IM"
+	HeaderRequestCharge        = "x-ms-request-charge"
+	HeaderSubStatus            = "x-ms-substatus"
+	HeaderRetryAfterMs         = "x-ms-retry-after-ms"
+	HeaderItemCount            = "x-ms-item-count"
+	HeaderContentPath          = "x-ms-content-path"
+	HeaderAltContentPath       = "x-ms-alt-content-path"
+	HeaderETag                 = "etag"
+	HeaderLSN                  = "lsn"
+	HeaderItemLSN              = "x-ms-item-lsn"
+	HeaderGlobalCommittedLSN   = "x-ms-global-committed-lsn"
+	HeaderServedRegion         = "x-ms-cosmos-emulator-region" // emulator only: which region answered
+	HeaderPartitionKeyRangeID  = "x-ms-documentdb-partitionkeyrangeid"
+	HeaderResourceQuota        = "x-ms-resource-quota"
+	HeaderResourceUsage        = "x-ms-resource-usage"
+)
+
+// APIVersion is the x-ms-version cosmosctl sends; the emulator accepts any version the
+// official SDKs send.
+const APIVersion = "2020-11-05"
+
+// PreferMinimal asks the service to answer writes without echoing the document.
+const PreferMinimal = "return=minimal"

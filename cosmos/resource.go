@@ -1,0 +1,71 @@
+package cosmos
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Resource types as they appear in paths and in the string to sign.
+const (
+	TypeAccount     = ""
+	TypeDatabases   = "dbs"
+	TypeContainers  = "colls"
+	TypeDocuments   = "docs"
+	TypePKRanges    = "pkranges"
+	TypeAddresses   = "addresses"
+	TypeEmulator    = "_emulator"
+	TypeUsers       = "users"
+	TypeStoredProcs = "sprocs"
+)
+
+// ResourceFromPath derives the resource type and link that a request for path is signed
+// with. The path is percent-decoded first ('+' stays '+', case is kept). No segments is the
+// account; an odd number of segments is a feed (type = last segment, link = the rest); an
+// even number is one resource (type = second to last, link = the whole path).
+func ResourceFromPath(path string) (resourceType, resourceLink string) {
+	segs := PathSegments(path)
+	switch {
+	case len(segs) == 0:
+		return TypeAccount, ""
+	case len(segs)%2 == 1:
+		return segs[len(segs)-1], strings.Join(segs[:len(segs)-1], "/")
+	default:
+		return segs[len(segs)-2], strings.Join(segs, "/")
+	}
+}
+
+// PathSegments splits a request path into its decoded, non-empty segments.
+func PathSegments(path string) []string {
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	var segs []string
+	for _, s := range strings.Split(path, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// EscapePath percent-encodes each segment of a resource link for use in a URL path, so an
+// item id with spaces or '#' survives the trip.
+func EscapePath(segments ...string) string {
+	var b strings.Builder
+	for _, s := range segments {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String()
+}
+
+// DatabaseLink, ContainerLink and ItemLink build resource links (unescaped, as signed).
+func DatabaseLink(db string) string        { return "dbs/" + db }
+func ContainerLink(db, coll string) string { return "dbs/" + db + "/colls/" + coll }
+func ItemLink(db, coll, id string) string  { return ContainerLink(db, coll) + "/docs/" + id }
+func ItemsPath(db, coll string) string     { return EscapePath("dbs", db, "colls", coll, "docs") }
+func ItemPath(db, coll, id string) string  { return EscapePath("dbs", db, "colls", coll, "docs", id) }
+func ContainerPath(db, coll string) string { return EscapePath("dbs", db, "colls", coll) }
+func PKRangesPath(db, coll string) string  { return EscapePath("dbs", db, "colls", coll, "pkranges") }
+func containerFeedPath(db string) string   { return EscapePath("dbs", db, "colls") }
+func databasePath(db string) string        { return EscapePath("dbs", db) }

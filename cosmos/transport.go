@@ -1,0 +1,203 @@
+package cosmos
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Request is one gateway request, before signing.
+type Request struct {
+	Method string
+	// Path is the escaped URL path ("/dbs/d/colls/c/docs/id"); the resource type and
+	// link it is signed with are derived from it unless ResourceType is set (the
+	// //addresses/ call is signed for the collection's documents, not for its own path).
+	Path         string
+	Query        url.Values
+	ResourceType string
+	ResourceLink string
+	Header       http.Header
+	Body         []byte
+}
+
+// Response is a gateway response with the headers every caller reads already parsed.
+type Response struct {
+	StatusCode    int
+	SubStatus     int
+	Header        http.Header
+	Body          []byte
+	RequestCharge float64
+	ActivityID    string
+	SessionToken  string
+	ETag          string
+	// Region is set by cosmosctl's emulator to name the region that served the
+	// request; real accounts leave it empty.
+	Region string
+}
+
+// NetworkError is a request that got no HTTP response. Sent says whether the request
+// had been written to the connection: a write that was not sent can always be retried,
+// one that was sent may have been applied.
+type NetworkError struct {
+	Endpoint string
+	Sent     bool
+	Err      error
+}
+
+func (e *NetworkError) Error() string {
+	when := "before the request was sent"
+	if e.Sent {
+		when = "after the request was sent"
+	}
+	return fmt.Sprintf("%s: %v (%s)", e.Endpoint, e.Err, when)
+}
+
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// Transport sends one signed request to one endpoint. It neither retries nor follows
+// regions: the engine decides that, attempt by attempt.
+type Transport struct {
+	HTTP       *http.Client
+	Credential Credential
+	UserAgent  string
+	// Now is the clock for x-ms-date; nil means time.Now.
+	Now func() time.Time
+	// MaxResponseBytes bounds how much of a body is read (default 64 MiB).
+	MaxResponseBytes int64
+}
+
+// NewHTTPClient returns an HTTP client tuned for many parallel requests to a handful of
+// regional endpoints: enough idle connections per host that hedged and probing traffic
+// reuses connections instead of opening new ones, and no overall timeout (the engine's
+// end-to-end timeout and per-attempt contexts bound every request).
+func NewHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 512
+	tr.MaxIdleConnsPerHost = 128
+	tr.IdleConnTimeout = 90 * time.Second
+	tr.ResponseHeaderTimeout = 0
+	tr.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: tr}
+}
+
+// Do signs req and sends it to endpoint (scheme://host:port). A response with status 400
+// or more is returned together with an *Error built from it; a request that got no
+// response returns a *NetworkError (or the context's error when ctx ended first).
+func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Response, error) {
+	u, err := url.Parse(strings.TrimRight(endpoint, "/") + req.Path)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %q is not a URL: %v", endpoint, err)
+	}
+	if len(req.Query) > 0 {
+		u.RawQuery = req.Query.Encode()
+	}
+	resType, resLink := req.ResourceType, req.ResourceLink
+	if resType == "" && resLink == "" {
+		resType, resLink = ResourceFromPath(req.Path)
+	}
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	date := FormatDate(now())
+
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range req.Header {
+		hreq.Header[k] = vs
+	}
+	hreq.Header.Set(HeaderDate, date)
+	if hreq.Header.Get(HeaderVersion) == "" {
+		hreq.Header.Set(HeaderVersion, APIVersion)
+	}
+	if hreq.Header.Get(HeaderActivityID) == "" {
+		hreq.Header.Set(HeaderActivityID, uuid.NewString())
+	}
+	if t.UserAgent != "" {
+		hreq.Header.Set("User-Agent", t.UserAgent)
+	}
+	if req.Body != nil && hreq.Header.Get("Content-Type") == "" {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if t.Credential != nil {
+		auth, err := t.Credential.Authorize(req.Method, resType, resLink, date)
+		if err != nil {
+			return nil, fmt.Errorf("signing the request: %w", err)
+		}
+		hreq.Header.Set(HeaderAuthorization, auth)
+	}
+
+	var sent atomic.Bool
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
+
+	client := t.HTTP
+	if client == nil {
+		client = http.DefaultClient
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: ctxErr}
+		}
+		return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: unwrapURLError(err)}
+	}
+	defer hresp.Body.Close()
+	limit := t.MaxResponseBytes
+	if limit <= 0 {
+		limit = 64 << 20
+	}
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, limit))
+	if err != nil {
+		// The status line arrived but the body did not: the request was certainly sent.
+		return nil, &NetworkError{Endpoint: endpoint, Sent: true, Err: err}
+	}
+	resp := &Response{
+		StatusCode:    hresp.StatusCode,
+		Header:        hresp.Header,
+		Body:          data,
+		RequestCharge: parseFloat(hresp.Header.Get(HeaderRequestCharge)),
+		ActivityID:    hresp.Header.Get(HeaderActivityID),
+		SessionToken:  hresp.Header.Get(HeaderSessionToken),
+		ETag:          hresp.Header.Get(HeaderETag),
+		Region:        hresp.Header.Get(HeaderServedRegion),
+	}
+	resp.SubStatus, _ = strconv.Atoi(hresp.Header.Get(HeaderSubStatus))
+	if resp.ActivityID == "" {
+		resp.ActivityID = hreq.Header.Get(HeaderActivityID)
+	}
+	if resp.StatusCode >= 400 {
+		e := ErrorFromResponse(resp.StatusCode, resp.Header, resp.Body)
+		if e.ActivityID == "" {
+			e.ActivityID = resp.ActivityID
+		}
+		return resp, e
+	}
+	return resp, nil
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

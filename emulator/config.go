@@ -1,0 +1,181 @@
+package emulator
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// Config is everything an emulator needs to start. It is also the shape of a TOML
+// scenario file, so a rehearsal can be checked into a repository and shared.
+type Config struct {
+	// Account is the account id reported by GET /. It must not be "localhost": the JS
+	// SDK ignores the location lists of an account with that id.
+	Account string `toml:"account"`
+	// Host is the address every listener binds to (loopback unless told otherwise).
+	Host string `toml:"host"`
+	// Port is the global endpoint's port; 0 picks a free port.
+	Port int `toml:"port"`
+	// Regions in failover priority order; the first is the write region.
+	Regions []RegionConfig `toml:"regions"`
+	// MultiWrite makes every region writable.
+	MultiWrite bool `toml:"multi_write"`
+	// ReplicationLag is how long a write takes to become visible in other regions.
+	ReplicationLag faults.Duration `toml:"replication_lag"`
+	// Ranges is the number of physical partitions of each container (default 4).
+	Ranges int `toml:"ranges"`
+	// Databases and containers to create at start (skipped when they already exist).
+	Databases []DatabaseConfig `toml:"databases"`
+	// Latency and Faults form the initial fault-injection state.
+	Latency []faults.LatencySpec `toml:"latency"`
+	Faults  []faults.Rule        `toml:"fault"`
+	// Seed makes latency sampling and fault probabilities reproducible (0 = random).
+	Seed uint64 `toml:"seed"`
+	// DataDir persists the store in DataDir/cosmosctl-emulator.db; empty = in memory.
+	DataDir string `toml:"data_dir"`
+	// Key is the account key; empty = the well-known emulator key. Never put a real
+	// account's key in a scenario file: the emulator is for rehearsal.
+	Key string `toml:"-"`
+}
+
+// RegionConfig is one region of the emulated account.
+type RegionConfig struct {
+	Name string `toml:"name"`
+	// Port of the regional endpoint; 0 = Config.Port+index+1 when Config.Port is set,
+	// otherwise a free port.
+	Port int `toml:"port"`
+}
+
+// DatabaseConfig is a database to pre-create, with its containers.
+type DatabaseConfig struct {
+	ID         string            `toml:"id"`
+	Containers []ContainerConfig `toml:"containers"`
+}
+
+// ContainerConfig is a container to pre-create.
+type ContainerConfig struct {
+	ID string `toml:"id"`
+	// PartitionKey paths; one path is a Hash key, several a hierarchical (MultiHash) key.
+	PartitionKey []string `toml:"partition_key"`
+}
+
+// DefaultRegions are the regions of an emulator started without any: a write region and
+// two read regions.
+var DefaultRegions = []string{"East US", "West US", "North Europe"}
+
+// Default settings.
+const (
+	DefaultAccount = "cosmosctl-emulator"
+	DefaultHost    = "127.0.0.1"
+	DefaultRanges  = 4
+	// MaxDocumentBytes is the service's 2 MB document limit.
+	MaxDocumentBytes = 2 * 1024 * 1024
+)
+
+// LoadScenario reads a TOML scenario file into cfg, on top of what cfg already holds.
+// Unknown keys are errors: a misspelt fault field that silently does nothing would make a
+// rehearsal lie.
+func LoadScenario(path string, cfg *Config) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("scenario file %s does not exist: check the path given to --scenario", path)
+		}
+		return fmt.Errorf("reading scenario file: %w", err)
+	}
+	md, err := toml.Decode(string(data), cfg)
+	if err != nil {
+		return fmt.Errorf("scenario file %s: %v", path, err)
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		keys := make([]string, len(undec))
+		for i, k := range undec {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("scenario file %s: unknown setting %s (see `cosmosctl help scenarios`)", path, strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+// withDefaults fills unset fields and validates the result.
+func (c Config) withDefaults() (Config, error) {
+	if c.Account == "" {
+		c.Account = DefaultAccount
+	}
+	if strings.EqualFold(c.Account, "localhost") {
+		return c, errors.New(`account id must not be "localhost": the JS SDK then ignores the region lists`)
+	}
+	if c.Host == "" {
+		c.Host = DefaultHost
+	}
+	if c.Ranges == 0 {
+		c.Ranges = DefaultRanges
+	}
+	if c.Ranges < 1 || c.Ranges > 64 {
+		return c, fmt.Errorf("ranges must be between 1 and 64, not %d", c.Ranges)
+	}
+	if len(c.Regions) == 0 {
+		for _, n := range DefaultRegions {
+			c.Regions = append(c.Regions, RegionConfig{Name: n})
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Regions {
+		if strings.TrimSpace(r.Name) == "" {
+			return c, fmt.Errorf("region %d has no name", i+1)
+		}
+		k := cosmos.RegionKey(r.Name)
+		if seen[k] {
+			return c, fmt.Errorf("region %q is listed twice", r.Name)
+		}
+		seen[k] = true
+		if r.Port == 0 && c.Port != 0 {
+			c.Regions[i].Port = c.Port + i + 1
+		}
+	}
+	if c.ReplicationLag < 0 {
+		return c, errors.New("replication lag must not be negative")
+	}
+	if c.Key == "" {
+		c.Key = cosmos.EmulatorKey
+	}
+	for _, db := range c.Databases {
+		if db.ID == "" {
+			return c, errors.New("a pre-created database has no id")
+		}
+		for _, co := range db.Containers {
+			if co.ID == "" {
+				return c, fmt.Errorf("a container of database %q has no id", db.ID)
+			}
+			if _, err := partitionKeyDefinition(co.PartitionKey); err != nil {
+				return c, fmt.Errorf("container %s/%s: %v", db.ID, co.ID, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+func partitionKeyDefinition(paths []string) (cosmos.PartitionKeyDefinition, error) {
+	if len(paths) == 0 {
+		paths = []string{"/pk"}
+	}
+	if len(paths) > 3 {
+		return cosmos.PartitionKeyDefinition{}, errors.New("a hierarchical partition key has at most 3 paths")
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "/") || len(p) < 2 {
+			return cosmos.PartitionKeyDefinition{}, fmt.Errorf("partition key path %q must start with / and name a property, e.g. /tenantId", p)
+		}
+	}
+	def := cosmos.PartitionKeyDefinition{Paths: paths, Kind: cosmos.PartitionKindHash, Version: 2}
+	if len(paths) > 1 {
+		def.Kind = cosmos.PartitionKindMultiHash
+	}
+	return def, nil
+}

@@ -1,0 +1,173 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// The control API changes a running emulator: faults, latencies, the write region and
+// the replication lag. It lives on the global endpoint under /_emulator/ and requests
+// are signed with the account key like any other, so nobody without the key can turn a
+// rehearsal into an outage.
+//
+//	GET    /_emulator/state            State
+//	GET    /_emulator/faults           the fault rules, with how often each fired
+//	POST   /_emulator/faults           add a rule (faults.Rule as JSON) → the rule with its id
+//	DELETE /_emulator/faults           remove every rule
+//	DELETE /_emulator/faults/{id}      remove one rule
+//	PUT    /_emulator/latency          set a latency (faults.LatencySpec as JSON)
+//	POST   /_emulator/failover         {"region": "West US"}: make it the write region
+//	PUT    /_emulator/replication      {"lag": "2s"}
+
+// State is the body of GET /_emulator/state.
+type State struct {
+	Account        string                `json:"account"`
+	Endpoint       string                `json:"endpoint"`
+	Regions        []Region              `json:"regions"`
+	MultiWrite     bool                  `json:"multi_write"`
+	ReplicationLag faults.Duration       `json:"replication_lag"`
+	Persistent     bool                  `json:"persistent"`
+	Latency        []faults.LatencyEntry `json:"latency"`
+	Faults         []faults.Rule         `json:"faults"`
+	Uptime         faults.Duration       `json:"uptime"`
+}
+
+// FailoverRequest and ReplicationRequest are control API bodies.
+type FailoverRequest struct {
+	Region string `json:"region"`
+}
+
+type ReplicationRequest struct {
+	Lag faults.Duration `json:"lag"`
+}
+
+// State reports the emulator's current configuration.
+func (s *Server) State() State {
+	return State{
+		Account: s.cfg.Account, Endpoint: s.Endpoint(), Regions: s.Regions(), MultiWrite: s.cfg.MultiWrite,
+		ReplicationLag: faults.Duration(s.lagNow()), Persistent: s.store.disk != nil,
+		Latency: s.faults.Latency(), Faults: s.faults.Rules(),
+		Uptime: faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
+	}
+}
+
+func (s *Server) serveControl(req *request) {
+	segs := req.segs[1:]
+	r := req.r
+	route := r.Method + " "
+	if len(segs) > 0 {
+		route += segs[0]
+	}
+	switch {
+	case route == "GET state":
+		s.controlJSON(req, http.StatusOK, s.State())
+	case route == "GET faults":
+		s.controlJSON(req, http.StatusOK, s.faults.Rules())
+	case route == "POST faults":
+		var rule faults.Rule
+		if !s.decodeJSON(req, &rule) {
+			return
+		}
+		if rule.Region != "" {
+			if _, ok := s.regionIndex(rule.Region); !ok {
+				s.writeError(req, badRequest("fault region %q is not a region of this account; regions are %s", rule.Region, s.regionNames()), 0)
+				return
+			}
+		}
+		added, err := s.faults.Add(rule)
+		if err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		if added.Effect == faults.EffectRefuse {
+			s.dropRefusedConnections()
+		}
+		s.controlJSON(req, http.StatusCreated, added)
+	case route == "DELETE faults" && len(segs) == 1:
+		s.faults.Clear()
+		s.writeJSON(req, http.StatusNoContent, nil, 0)
+	case route == "DELETE faults" && len(segs) == 2:
+		if !s.faults.Remove(segs[1]) {
+			s.writeError(req, notFound("no fault with id "+segs[1]), 0)
+			return
+		}
+		s.writeJSON(req, http.StatusNoContent, nil, 0)
+	case route == "GET latency":
+		s.controlJSON(req, http.StatusOK, s.faults.Latency())
+	case route == "PUT latency":
+		var spec faults.LatencySpec
+		if !s.decodeJSON(req, &spec) {
+			return
+		}
+		if spec.Region != "" {
+			if _, ok := s.regionIndex(spec.Region); !ok {
+				s.writeError(req, badRequest("latency region %q is not a region of this account; regions are %s", spec.Region, s.regionNames()), 0)
+				return
+			}
+		}
+		if err := s.faults.SetLatency(spec.Region, spec.Operation, spec.Distribution); err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		s.controlJSON(req, http.StatusOK, s.faults.Latency())
+	case route == "POST failover":
+		var in FailoverRequest
+		if !s.decodeJSON(req, &in) {
+			return
+		}
+		if err := s.Failover(in.Region); err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		s.controlJSON(req, http.StatusOK, s.Account())
+	case route == "PUT replication":
+		var in ReplicationRequest
+		if !s.decodeJSON(req, &in) {
+			return
+		}
+		if err := s.SetReplicationLag(time.Duration(in.Lag)); err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		s.controlJSON(req, http.StatusOK, s.State())
+	default:
+		s.writeError(req, notFound("no control API route "+r.Method+" "+r.URL.Path+" (see `cosmosctl emulator --help`)"), 0)
+	}
+}
+
+func (s *Server) controlJSON(req *request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.writeError(req, cosmosErr(500, 0, err.Error()), 0)
+		return
+	}
+	s.writeJSON(req, status, body, 0)
+}
+
+// dropRefusedConnections cuts the open connections of regions that a refuse rule now
+// covers, so clients with pooled connections see the outage at once.
+func (s *Server) dropRefusedConnections() {
+	for _, ep := range s.regions {
+		if s.faults.Refusing(ep.name) {
+			ep.listener.dropAll(nil)
+		}
+	}
+}
+
+// AddFault adds a fault rule to a running emulator (for tests and embedding).
+func (s *Server) AddFault(r faults.Rule) (faults.Rule, error) {
+	if r.Region != "" {
+		if _, ok := s.regionIndex(r.Region); !ok {
+			return r, &cosmos.Error{StatusCode: 400, Message: "unknown region " + r.Region}
+		}
+	}
+	added, err := s.faults.Add(r)
+	if err == nil && added.Effect == faults.EffectRefuse {
+		s.dropRefusedConnections()
+	}
+	return added, err
+}

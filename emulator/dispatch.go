@@ -1,0 +1,215 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// dispatch routes a request that passed authentication and fault injection.
+func (s *Server) dispatch(req *request) {
+	segs := req.segs
+	switch req.op {
+	case faults.OpAccount:
+		s.serveAccount(req)
+	case faults.OpAddresses:
+		s.writeError(req, notFound("replica addresses are not served by this emulator version; use gateway mode"), 0)
+	case faults.OpMetadata:
+		s.serveMetadata(req, segs)
+	case faults.OpPKRanges:
+		s.servePKRanges(req, segs[1], segs[3])
+	case faults.OpQuery:
+		s.serveQuery(req, segs[1], segs[3])
+	default:
+		s.serveItem(req, segs)
+	}
+}
+
+func (s *Server) serveAccount(req *request) {
+	body, _ := json.Marshal(s.Account())
+	s.writeJSON(req, http.StatusOK, body, 0)
+}
+
+// writeAllowed refuses writes in a read region of a single-write account with 403/3,
+// the signal that makes SDKs re-read the account and follow the write region.
+func (s *Server) writeAllowed(req *request) bool {
+	if s.writable(req.region) {
+		return true
+	}
+	s.writeError(req, cosmosErr(403, cosmos.SubWriteForbidden,
+		"the requested operation cannot be performed at this region: "+req.regionName+" is a read region; write to the account's write region"), 0)
+	return false
+}
+
+func (s *Server) serveMetadata(req *request, segs []string) {
+	r := req.r
+	switch {
+	case len(segs) == 1: // /dbs
+		switch r.Method {
+		case http.MethodGet:
+			dbs := s.store.listDatabases()
+			body, _ := json.Marshal(cosmos.DatabaseFeed{Databases: dbs, Count: len(dbs)})
+			s.writeFeed(req, body, len(dbs), chargeMetadata)
+		case http.MethodPost:
+			if !s.writeAllowed(req) {
+				return
+			}
+			var in struct {
+				ID string `json:"id"`
+			}
+			if !s.decodeJSON(req, &in) {
+				return
+			}
+			db, err := s.store.createDatabase(in.ID)
+			s.answerResource(req, http.StatusCreated, db, err)
+		default:
+			s.methodNotAllowed(req)
+		}
+	case len(segs) == 2: // /dbs/{db}
+		switch r.Method {
+		case http.MethodGet:
+			d := s.store.database(segs[1])
+			if d == nil {
+				s.writeError(req, notFound("database \""+segs[1]+"\" does not exist"), chargeMetadata)
+				return
+			}
+			s.answerResource(req, http.StatusOK, d.meta, nil)
+		case http.MethodDelete:
+			if !s.writeAllowed(req) {
+				return
+			}
+			if err := s.store.deleteDatabase(segs[1]); err != nil {
+				s.writeError(req, err, chargeMetadata)
+				return
+			}
+			s.writeJSON(req, http.StatusNoContent, nil, chargeMetadata)
+		default:
+			s.methodNotAllowed(req)
+		}
+	case len(segs) == 3: // /dbs/{db}/colls
+		switch r.Method {
+		case http.MethodGet:
+			colls, err := s.store.listContainers(segs[1])
+			if err != nil {
+				s.writeError(req, err, chargeMetadata)
+				return
+			}
+			body, _ := json.Marshal(cosmos.ContainerFeed{Containers: colls, Count: len(colls)})
+			s.writeFeed(req, body, len(colls), chargeMetadata)
+		case http.MethodPost:
+			if !s.writeAllowed(req) {
+				return
+			}
+			var in cosmos.Container
+			if !s.decodeJSON(req, &in) {
+				return
+			}
+			def, perr := partitionKeyDefinition(in.PartitionKey.Paths)
+			if perr != nil {
+				s.writeError(req, badRequest("%v", perr), 0)
+				return
+			}
+			if in.PartitionKey.Kind != "" && in.PartitionKey.Kind != def.Kind {
+				s.writeError(req, badRequest("partition key kind %q does not fit %d path(s): use %q", in.PartitionKey.Kind, len(def.Paths), def.Kind), 0)
+				return
+			}
+			c, err := s.store.createContainer(segs[1], in.ID, def)
+			s.answerResource(req, http.StatusCreated, c, err)
+		default:
+			s.methodNotAllowed(req)
+		}
+	case len(segs) == 4: // /dbs/{db}/colls/{coll}
+		switch r.Method {
+		case http.MethodGet:
+			c, err := s.store.container(segs[1], segs[3])
+			if err != nil {
+				s.writeError(req, err, chargeMetadata)
+				return
+			}
+			s.setContentPath(req, c)
+			s.answerResource(req, http.StatusOK, c.meta, nil)
+		case http.MethodDelete:
+			if !s.writeAllowed(req) {
+				return
+			}
+			if err := s.store.deleteContainer(segs[1], segs[3]); err != nil {
+				s.writeError(req, err, chargeMetadata)
+				return
+			}
+			s.writeJSON(req, http.StatusNoContent, nil, chargeMetadata)
+		default:
+			s.methodNotAllowed(req)
+		}
+	}
+}
+
+func (s *Server) answerResource(req *request, status int, v any, err *cosmos.Error) {
+	if err != nil {
+		s.writeError(req, err, chargeMetadata)
+		return
+	}
+	body, _ := json.Marshal(v)
+	var etag struct {
+		ETag string `json:"_etag"`
+	}
+	_ = json.Unmarshal(body, &etag)
+	if etag.ETag != "" {
+		req.w.Header().Set(cosmos.HeaderETag, etag.ETag)
+	}
+	s.writeJSON(req, status, body, chargeMetadata)
+}
+
+func (s *Server) writeFeed(req *request, body []byte, count int, charge float64) {
+	req.w.Header().Set(cosmos.HeaderItemCount, strconv.Itoa(count))
+	s.writeJSON(req, http.StatusOK, body, charge)
+}
+
+func (s *Server) methodNotAllowed(req *request) {
+	s.writeError(req, cosmosErr(405, 0, "method "+req.r.Method+" is not supported on "+req.r.URL.Path), 0)
+}
+
+// decodeJSON reads a small JSON body into v, answering 400 when it is malformed.
+func (s *Server) decodeJSON(req *request, v any) bool {
+	body, ok := s.readBody(req)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		s.writeError(req, badRequest("the request body is not valid JSON: %v", err), 0)
+		return false
+	}
+	return true
+}
+
+func (s *Server) setContentPath(req *request, c *container) {
+	h := req.w.Header()
+	h.Set(cosmos.HeaderContentPath, c.meta.RID)
+	h.Set(cosmos.HeaderAltContentPath, "dbs/"+c.db.meta.ID+"/colls/"+c.meta.ID)
+}
+
+// servePKRanges answers the partition key ranges feed. The Go SDK reads it as an
+// incremental feed and repeats with If-None-Match until it sees 304, so the feed carries
+// an etag and honours it.
+func (s *Server) servePKRanges(req *request, db, coll string) {
+	c, err := s.store.container(db, coll)
+	if err != nil {
+		s.writeError(req, err, chargeMetadata)
+		return
+	}
+	s.setContentPath(req, c)
+	etag := `"` + c.meta.RID + `-pkranges"`
+	req.w.Header().Set(cosmos.HeaderETag, etag)
+	if inm := req.r.Header.Get(cosmos.HeaderIfNoneMatch); inm != "" && strings.Trim(inm, `"`) == strings.Trim(etag, `"`) {
+		req.w.Header().Set(cosmos.HeaderItemCount, "0")
+		s.writeJSON(req, http.StatusNotModified, nil, chargeMetadata)
+		return
+	}
+	ranges := c.ranges()
+	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges, Count: len(ranges)})
+	s.writeFeed(req, body, len(ranges), chargeMetadata)
+}
+

@@ -1,0 +1,297 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// handler serves one endpoint. The global endpoint answers as the current write region
+// (as a real account's global DNS name resolves to it) and also serves the control API.
+type handler struct {
+	s  *Server
+	ep *endpoint
+}
+
+// request is one parsed incoming request.
+type request struct {
+	r          *http.Request
+	w          http.ResponseWriter
+	region     int
+	regionName string
+	activityID string
+	op         string
+	segs       []string
+	// dropResponse: apply the write, then drop the connection without answering.
+	dropResponse bool
+}
+
+// maxRequestBytes bounds a request body: a 2 MB document plus room for the envelope.
+const maxRequestBytes = MaxDocumentBytes + 64*1024
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req := &request{r: r, w: w, region: h.ep.region, activityID: r.Header.Get(cosmos.HeaderActivityID)}
+	if req.activityID == "" {
+		req.activityID = uuid.NewString()
+	}
+	if req.region < 0 {
+		req.region = int(h.s.writeIdx.Load())
+	}
+	req.regionName = h.s.regions[req.region].name
+	req.segs = cosmos.PathSegments(r.URL.Path)
+	// "//addresses/" arrives with an empty first segment that PathSegments drops.
+	req.op = classify(r, req.segs)
+
+	if !h.authorized(req) {
+		return
+	}
+	if len(req.segs) > 0 && req.segs[0] == cosmos.TypeEmulator {
+		if h.ep.region >= 0 {
+			h.s.writeError(req, cosmosErr(404, 0, "the control API is served on the global endpoint only"), 0)
+			return
+		}
+		h.s.serveControl(req)
+		return
+	}
+	if req.op == "" {
+		h.s.writeError(req, notFound("no such resource: "+r.URL.Path+" (the emulator serves /dbs/{db}/colls/{coll}/docs/{id}, pkranges and the account at /)"), 0)
+		return
+	}
+	if !h.injectFaults(req) {
+		return
+	}
+	h.s.dispatch(req)
+}
+
+// classify names the operation for latency and fault matching; "" is an unknown path.
+func classify(r *http.Request, segs []string) string {
+	n := len(segs)
+	switch {
+	case n == 0:
+		if r.Method == http.MethodGet {
+			return faults.OpAccount
+		}
+		return ""
+	case segs[0] == cosmos.TypeEmulator:
+		return "control"
+	case segs[0] == cosmos.TypeAddresses && n == 1:
+		return faults.OpAddresses
+	case segs[0] != cosmos.TypeDatabases:
+		return ""
+	case n <= 4 && (n < 3 || segs[2] == cosmos.TypeContainers):
+		return faults.OpMetadata
+	case n == 5 && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypePKRanges:
+		return faults.OpPKRanges
+	case n == 5 && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypeDocuments:
+		switch {
+		case r.Method == http.MethodGet:
+			return faults.OpQuery
+		case r.Method != http.MethodPost:
+			return ""
+		case isQuery(r):
+			return faults.OpQuery
+		case strings.EqualFold(r.Header.Get(cosmos.HeaderIsUpsert), "true"):
+			return faults.OpUpsert
+		default:
+			return faults.OpCreate
+		}
+	case n == 6 && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypeDocuments:
+		switch r.Method {
+		case http.MethodGet:
+			return faults.OpRead
+		case http.MethodPut:
+			return faults.OpReplace
+		case http.MethodPatch:
+			return faults.OpPatch
+		case http.MethodDelete:
+			return faults.OpDelete
+		}
+	}
+	return ""
+}
+
+func isQuery(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get(cosmos.HeaderIsQuery), "true") ||
+		strings.EqualFold(r.Header.Get(cosmos.HeaderQuery), "true") ||
+		strings.HasPrefix(r.Header.Get("Content-Type"), "application/query+json")
+}
+
+// authorized checks the master-key signature over the verb, the resource type and link
+// derived from the path, and x-ms-date. A missing or wrong signature is a 401.
+func (h *handler) authorized(req *request) bool {
+	r := req.r
+	tok, err := cosmos.ParseAuthorization(r.Header.Get(cosmos.HeaderAuthorization))
+	if err != nil {
+		h.s.writeError(req, cosmosErr(401, 0, "the authorization header is invalid: "+err.Error()), 0)
+		return false
+	}
+	if tok.Type != "master" {
+		h.s.writeError(req, cosmosErr(401, 0, "the emulator accepts master-key signatures only (type=master), not type="+tok.Type), 0)
+		return false
+	}
+	date := r.Header.Get(cosmos.HeaderDate)
+	if date == "" {
+		date = r.Header.Get("Date")
+	}
+	if date == "" {
+		h.s.writeError(req, cosmosErr(401, 0, "the request has no x-ms-date header, which the signature covers"), 0)
+		return false
+	}
+	resType, resLink := cosmos.ResourceFromPath(r.URL.Path)
+	if req.op == faults.OpAddresses {
+		// The addresses call is signed for the documents of the collection it resolves.
+		resType, resLink = cosmos.TypeDocuments, addressesLink(r)
+	}
+	if !h.s.key.Verify(tok.Signature, r.Method, resType, resLink, date) {
+		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)"), 0)
+		return false
+	}
+	return true
+}
+
+func addressesLink(r *http.Request) string {
+	v := r.URL.Query().Get("$resolveFor")
+	v = strings.Trim(v, "/")
+	return strings.TrimSuffix(strings.TrimSuffix(v, "/docs"), "/")
+}
+
+// injectFaults applies the latency model and the fault rules to a request. It returns
+// false when a fault has already answered (or refused to answer) the request.
+func (h *handler) injectFaults(req *request) bool {
+	d := h.s.faults.Decide(req.regionName, req.op, "")
+	if d.Refuse {
+		h.s.drop(req)
+		return false
+	}
+	if d.Delay > 0 && !h.s.wait(req.r.Context(), d.Delay) {
+		return false
+	}
+	switch {
+	case d.Hang:
+		select {
+		case <-req.r.Context().Done():
+		case <-h.s.closing:
+		}
+		return false
+	case d.Status != 0:
+		e := cosmosErr(d.Status, d.SubStatus, "injected fault ("+strings.Join(d.Rules, ",")+") in region "+req.regionName)
+		e.RetryAfter = d.RetryAfter
+		h.s.writeError(req, e, 0)
+		return false
+	case d.DropResponse:
+		req.dropResponse = true
+	}
+	return true
+}
+
+// wait sleeps for d unless the client goes away or the server closes first.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+// drop ends the request's connection with a reset and no response.
+func (s *Server) drop(req *request) {
+	hj, ok := req.w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	reset(conn)
+}
+
+// readBody reads a request body of at most maxRequestBytes. ok is false once an error
+// response has been written.
+func (s *Server) readBody(req *request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(req.w, req.r.Body, maxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.writeError(req, cosmosErr(413, 0, "request size is too large: the limit for a document is 2 MB"), 0)
+		} else {
+			s.writeError(req, badRequest("could not read the request body: %v", err), 0)
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// baseHeaders sets what every response carries.
+func (s *Server) baseHeaders(req *request, charge float64) http.Header {
+	h := req.w.Header()
+	h.Set(cosmos.HeaderActivityID, req.activityID)
+	h.Set(cosmos.HeaderRequestCharge, strconv.FormatFloat(charge, 'f', 2, 64))
+	h.Set(cosmos.HeaderServedRegion, req.regionName)
+	h.Set("x-ms-gatewayversion", "version=2.14.0")
+	return h
+}
+
+func (s *Server) writeJSON(req *request, status int, body []byte, charge float64) {
+	if req.dropResponse {
+		s.drop(req)
+		return
+	}
+	h := s.baseHeaders(req, charge)
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	if h.Get(cosmos.HeaderSubStatus) == "" {
+		h.Set(cosmos.HeaderSubStatus, "0")
+	}
+	req.w.WriteHeader(status)
+	if body != nil && req.r.Method != http.MethodHead {
+		_, _ = req.w.Write(body)
+	}
+}
+
+// writeError answers with a Cosmos error body and its status, substatus and headers.
+func (s *Server) writeError(req *request, e *cosmos.Error, charge float64) {
+	h := s.baseHeaders(req, charge)
+	h.Set(cosmos.HeaderSubStatus, strconv.Itoa(e.SubStatus))
+	if e.RetryAfter > 0 {
+		h.Set(cosmos.HeaderRetryAfterMs, strconv.FormatInt(e.RetryAfter.Milliseconds(), 10))
+	}
+	code := e.Code
+	if code == "" {
+		code = cosmos.StatusName(e.StatusCode, e.SubStatus)
+	}
+	body := appendErrorBody(nil, code, e.Message, req.activityID)
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	req.w.WriteHeader(e.StatusCode)
+	_, _ = req.w.Write(body)
+}
+
+func appendErrorBody(dst []byte, code, msg, activityID string) []byte {
+	body, _ := json.Marshal(cosmos.ErrorBody{Code: code, Message: msg + "\r\nActivityId: " + activityID + ", cosmosctl-emulator"})
+	return append(dst, body...)
+}
+
+// isLoopback reports whether addr is a loopback address (used to warn when binding wider).
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}

@@ -1,0 +1,194 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
+)
+
+// Query pages stop at this many documents or bytes, like the service's.
+const (
+	defaultPageItems = 100
+	maxPageItems     = 1000
+	maxPageBytes     = 4 << 20
+)
+
+type continuation struct {
+	Skip int `json:"skip"`
+}
+
+// serveQuery runs the small SQL subset the emulator supports, and read feeds (GET …/docs).
+func (s *Server) serveQuery(req *request, db, coll string) {
+	c, cerr := s.store.container(db, coll)
+	if cerr != nil {
+		s.writeError(req, cerr, 0)
+		return
+	}
+	s.setContentPath(req, c)
+	r := req.r
+	spec := cosmos.QuerySpec{Query: "SELECT * FROM c"}
+	if r.Method == http.MethodPost {
+		if strings.EqualFold(r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
+			s.writeError(req, badRequest("the emulator does not produce query plans; it runs single-partition and simple cross-partition queries directly"), 0)
+			return
+		}
+		body, ok := s.readBody(req)
+		if !ok {
+			return
+		}
+		if err := json.Unmarshal(body, &spec); err != nil {
+			s.writeError(req, badRequest("the query body is not valid JSON: %v (expected {\"query\": \"SELECT …\", \"parameters\": […]})", err), 0)
+			return
+		}
+	}
+	q, err := jsondoc.ParseQuery(spec.Query)
+	if err != nil {
+		if errors.Is(err, jsondoc.ErrUnsupported) {
+			s.writeError(req, badRequest("%v", err), 0)
+		} else {
+			s.writeError(req, badRequest("syntax error in query: %v", err), 0)
+		}
+		return
+	}
+	params := map[string]*jsondoc.Value{}
+	for _, p := range spec.Parameters {
+		v, err := jsondoc.Parse(p.Value)
+		if err != nil {
+			s.writeError(req, badRequest("query parameter %s has an invalid value: %v", p.Name, err), 0)
+			return
+		}
+		params[p.Name] = v
+	}
+
+	parts, pkIdentity, ok := s.queryScope(req, c)
+	if !ok {
+		return
+	}
+	maxItems := defaultPageItems
+	if v := r.Header.Get(cosmos.HeaderMaxItemCount); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < -1 || n == 0:
+			s.writeError(req, badRequest("%s must be a positive number or -1, not %q", cosmos.HeaderMaxItemCount, v), 0)
+			return
+		case n == -1 || n > maxPageItems:
+			maxItems = maxPageItems
+		default:
+			maxItems = n
+		}
+	}
+	var cont continuation
+	if v := r.Header.Get(cosmos.HeaderContinuation); v != "" {
+		if err := json.Unmarshal([]byte(v), &cont); err != nil || cont.Skip < 0 {
+			s.writeError(req, badRequest("the continuation token is not one this emulator issued"), 0)
+			return
+		}
+	}
+
+	var (
+		docs      []json.RawMessage
+		matched   int
+		scanned   int
+		bytes     int
+		more      bool
+		evalErr   error
+		remaining = q.Top
+	)
+	for _, p := range parts {
+		s.store.scan(p, req.region, pkIdentity, func(body []byte) bool {
+			scanned++
+			if q.Where != nil {
+				doc, err := jsondoc.ParseObject(body)
+				if err != nil {
+					evalErr = err
+					return false
+				}
+				ok, err := q.Where.Match(doc, params)
+				if err != nil {
+					evalErr = err
+					return false
+				}
+				if !ok {
+					return true
+				}
+			}
+			if q.Top > 0 && remaining == 0 {
+				return false
+			}
+			matched++
+			if matched <= cont.Skip {
+				if q.Top > 0 {
+					remaining--
+				}
+				return true
+			}
+			if len(docs) >= maxItems || bytes+len(body) > maxPageBytes {
+				more = true
+				return false
+			}
+			if q.Top > 0 {
+				remaining--
+			}
+			docs = append(docs, body)
+			bytes += len(body)
+			return true
+		})
+		if more || evalErr != nil || (q.Top > 0 && remaining == 0) {
+			break
+		}
+	}
+	if evalErr != nil {
+		s.writeError(req, badRequest("%v", evalErr), 0)
+		return
+	}
+	if more {
+		tok, _ := json.Marshal(continuation{Skip: cont.Skip + len(docs)})
+		req.w.Header().Set(cosmos.HeaderContinuation, string(tok))
+	}
+	if docs == nil {
+		docs = []json.RawMessage{}
+	}
+	body, _ := json.Marshal(cosmos.DocumentFeed{RID: c.meta.RID, Documents: docs, Count: len(docs)})
+	s.writeFeed(req, body, len(docs), chargeQuery(scanned, bytes))
+}
+
+// queryScope picks the partitions a query reads: the one holding the partition key in
+// the header, the one named by a range id header, or every one when the client allows
+// a cross-partition query.
+func (s *Server) queryScope(req *request, c *container) ([]*partition, string, bool) {
+	r := req.r
+	if raw := r.Header.Get(cosmos.HeaderPartitionKey); raw != "" {
+		pk, ok := s.partitionKeyHeader(req, c)
+		if !ok {
+			return nil, "", false
+		}
+		p := c.partitionFor(pk)
+		now := s.clock.Now()
+		p.mu.RLock()
+		caught := p.caughtUpLSN(req.region, now, s.lagNow())
+		p.mu.RUnlock()
+		req.w.Header().Set(cosmos.HeaderSessionToken, sessionToken(p.rng.ID, caught))
+		if !s.sessionSatisfied(req, p.rng.ID, caught) {
+			return nil, "", false
+		}
+		return []*partition{p}, pk.Identity(), true
+	}
+	if id := r.Header.Get(cosmos.HeaderPartitionKeyRangeID); id != "" {
+		p := c.partitionByID(id)
+		if p == nil {
+			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)
+			return nil, "", false
+		}
+		return []*partition{p}, "", true
+	}
+	if r.Method == http.MethodGet || strings.EqualFold(r.Header.Get(cosmos.HeaderEnableCrossPartition), "true") {
+		return c.parts, "", true
+	}
+	s.writeError(req, badRequest("cross partition query is required but disabled: send the %s header for a single-partition query, or %s: true", cosmos.HeaderPartitionKey, cosmos.HeaderEnableCrossPartition), 0)
+	return nil, "", false
+}

@@ -1,0 +1,298 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// Server is a running emulated account.
+type Server struct {
+	cfg      Config
+	key      *cosmos.MasterKey
+	store    *store
+	faults   *faults.Injector
+	clock    faults.Clock
+	started  time.Time
+	global   *endpoint
+	regions  []*endpoint
+	writeIdx atomic.Int32 // index of the current write region (single-write accounts)
+	order    atomic.Pointer[[]int]
+	closing  chan struct{}
+	closeMu  sync.Once
+	wg       sync.WaitGroup
+}
+
+// endpoint is one listening port: the global endpoint or one region's.
+type endpoint struct {
+	region   int // -1 for the global endpoint
+	name     string
+	url      string
+	listener *faultListener
+	http     *http.Server
+}
+
+// Region describes one region of a running emulator.
+type Region struct {
+	Name     string `json:"name"`
+	Endpoint string `json:"endpoint"`
+	Write    bool   `json:"write"`
+}
+
+// Options are the parts of a start that cannot come from a scenario file.
+type Options struct {
+	// Clock drives replication lag and fault time windows; nil is the wall clock.
+	Clock faults.Clock
+}
+
+// Start binds every listener and serves until Close. On error nothing is left running.
+func Start(cfg Config, opts Options) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	key, err := cosmos.NewMasterKey(cfg.Key)
+	if err != nil {
+		return nil, err
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = faults.ClockFunc(time.Now)
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{})}
+	s.faults = faults.NewInjector(clock, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), s.started)
+	if err := s.faults.Load(cfg.Latency, cfg.Faults); err != nil {
+		return nil, fmt.Errorf("scenario: %v", err)
+	}
+	var d *disk
+	if cfg.DataDir != "" {
+		if d, err = openDisk(cfg.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	s.store = newStore(cfg.Ranges, clock, d)
+	s.store.lag.Store(int64(cfg.ReplicationLag))
+	if d != nil {
+		if err := d.load(s.store); err != nil {
+			d.close()
+			return nil, fmt.Errorf("loading %s: %v (move the file away to start empty)", cfg.DataDir, err)
+		}
+	}
+	for _, db := range cfg.Databases {
+		for _, co := range db.Containers {
+			def, _ := partitionKeyDefinition(co.PartitionKey)
+			if err := s.store.ensureContainer(db.ID, co.ID, def); err != nil {
+				s.closeDisk()
+				return nil, fmt.Errorf("creating %s/%s: %v", db.ID, co.ID, err)
+			}
+		}
+		if len(db.Containers) == 0 && s.store.database(db.ID) == nil {
+			if _, err := s.store.createDatabase(db.ID); err != nil {
+				s.closeDisk()
+				return nil, err
+			}
+		}
+	}
+	order := make([]int, len(cfg.Regions))
+	for i := range order {
+		order[i] = i
+	}
+	s.order.Store(&order)
+
+	if err := s.listen(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, ep := range append([]*endpoint{s.global}, s.regions...) {
+		s.wg.Add(1)
+		go func(ep *endpoint) {
+			defer s.wg.Done()
+			_ = ep.http.Serve(ep.listener)
+		}(ep)
+	}
+	return s, nil
+}
+
+func (s *Server) listen() error {
+	bind := func(port int, region int, name string) (*endpoint, error) {
+		ln, err := net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(port)))
+		if err != nil {
+			what := "global endpoint"
+			if region >= 0 {
+				what = "region " + name
+			}
+			return nil, fmt.Errorf("%s cannot listen on %s:%d: %v (choose another --port, or 0 for free ports)", what, s.cfg.Host, port, err)
+		}
+		ep := &endpoint{region: region, name: name}
+		ep.listener = &faultListener{Listener: ln, refusing: func() bool { return region >= 0 && s.faults.Refusing(name) }}
+		ep.url = "http://" + ln.Addr().String()
+		ep.http = &http.Server{
+			Handler:           &handler{s: s, ep: ep},
+			ReadHeaderTimeout: 30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          quietLog(),
+			ConnState:         ep.listener.track,
+		}
+		return ep, nil
+	}
+	var err error
+	if s.global, err = bind(s.cfg.Port, -1, "global"); err != nil {
+		return err
+	}
+	for i, r := range s.cfg.Regions {
+		ep, err := bind(r.Port, i, r.Name)
+		if err != nil {
+			return err
+		}
+		s.regions = append(s.regions, ep)
+	}
+	return nil
+}
+
+// Close stops every listener, ends hanging requests and closes the store.
+func (s *Server) Close() error {
+	var err error
+	s.closeMu.Do(func() {
+		close(s.closing)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
+			if ep == nil {
+				continue
+			}
+			if e := ep.http.Shutdown(ctx); e != nil && !errors.Is(e, http.ErrServerClosed) {
+				ep.http.Close()
+			}
+		}
+		s.wg.Wait()
+		err = s.closeDisk()
+	})
+	return err
+}
+
+func (s *Server) closeDisk() error {
+	if s.store != nil && s.store.disk != nil {
+		return s.store.disk.close()
+	}
+	return nil
+}
+
+// Endpoint is the global endpoint URL.
+func (s *Server) Endpoint() string { return s.global.url }
+
+// Key is the account key that requests must be signed with.
+func (s *Server) Key() string { return s.cfg.Key }
+
+// UsesWellKnownKey reports whether the key is the public emulator key (and so safe to print).
+func (s *Server) UsesWellKnownKey() bool { return s.cfg.Key == cosmos.EmulatorKey }
+
+// Faults gives tests and the control API the injector.
+func (s *Server) Faults() *faults.Injector { return s.faults }
+
+// Regions lists the regions in failover priority order.
+func (s *Server) Regions() []Region {
+	order := *s.order.Load()
+	out := make([]Region, 0, len(order))
+	for _, i := range order {
+		out = append(out, Region{Name: s.regions[i].name, Endpoint: s.regions[i].url, Write: s.writable(i)})
+	}
+	return out
+}
+
+// RegionEndpoint returns the URL of a region by name.
+func (s *Server) RegionEndpoint(name string) (string, bool) {
+	if i, ok := s.regionIndex(name); ok {
+		return s.regions[i].url, true
+	}
+	return "", false
+}
+
+func (s *Server) regionIndex(name string) (int, bool) {
+	for i, r := range s.regions {
+		if cosmos.SameRegion(r.name, name) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (s *Server) writable(region int) bool {
+	return s.cfg.MultiWrite || int(s.writeIdx.Load()) == region
+}
+
+// Failover makes region the write region. Writes sent to the old write region are then
+// refused with 403/3, which tells SDKs to re-read the account and follow.
+func (s *Server) Failover(region string) error {
+	i, ok := s.regionIndex(region)
+	if !ok {
+		return fmt.Errorf("no region %q; regions are %s", region, s.regionNames())
+	}
+	s.writeIdx.Store(int32(i))
+	old := *s.order.Load()
+	order := []int{i}
+	for _, j := range old {
+		if j != i {
+			order = append(order, j)
+		}
+	}
+	s.order.Store(&order)
+	return nil
+}
+
+func (s *Server) lagNow() time.Duration { return time.Duration(s.store.lag.Load()) }
+
+// SetReplicationLag changes how long writes take to reach the other regions.
+func (s *Server) SetReplicationLag(d time.Duration) error {
+	if d < 0 {
+		return errors.New("replication lag must not be negative")
+	}
+	s.store.lag.Store(int64(d))
+	return nil
+}
+
+func (s *Server) regionNames() string {
+	names := ""
+	for i, r := range s.regions {
+		if i > 0 {
+			names += ", "
+		}
+		names += strconv.Quote(r.name)
+	}
+	return names
+}
+
+// Account is the body of GET /.
+func (s *Server) Account() cosmos.Account {
+	a := cosmos.Account{
+		ID: s.cfg.Account, RID: s.cfg.Account + ".documents.azure.com", Self: "", Media: "//media/",
+		Addresses: "//addresses/", Dbs: "//dbs/",
+		EnableMultipleWriteLocations: s.cfg.MultiWrite,
+		UserReplicationPolicy:        cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: 3, MaxReplicasetSize: 4},
+		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: 3, MaxReplicasetSize: 4},
+		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: "Session"},
+		ReadPolicy:                   cosmos.ReadPolicy{PrimaryReadCoefficient: 1, SecondaryReadCoefficient: 1},
+		QueryEngineConfiguration:     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"sqlAllowGroupByClause":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlDisableOptimizationFlags":0,"sqlAllowTop":true,"enableSpatialIndexing":true}`,
+	}
+	for _, i := range *s.order.Load() {
+		loc := cosmos.Location{Name: s.regions[i].name, Endpoint: s.regions[i].url + "/"}
+		if s.writable(i) {
+			a.WritableLocations = append(a.WritableLocations, loc)
+		}
+		a.ReadableLocations = append(a.ReadableLocations, loc)
+	}
+	return a
+}
