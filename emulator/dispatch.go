@@ -212,4 +212,3 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges, Count: len(ranges)})
 	s.writeFeed(req, body, len(ranges), chargeMetadata)
 }
-

@@ -1,0 +1,227 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// emulatorOptions are the flags of `cosmosctl emulator`.
+type emulatorOptions struct {
+	Host           string
+	Port           int
+	Regions        []string
+	MultiWrite     bool
+	ReplicationLag time.Duration
+	Ranges         int
+	Database       string
+	Container      string
+	PartitionKey   []string
+	Scenario       string
+	DataDir        string
+	KeyFile        string
+	Seed           uint64
+	Output         string
+	set            func(name string) bool
+}
+
+func newEmulatorCmd(io *IOStreams) *cobra.Command {
+	opts := &emulatorOptions{}
+	c := &cobra.Command{
+		Use:   "emulator",
+		Short: "Serve a local multi-region Cosmos DB account with fault injection",
+		Long: `Serve a local Cosmos DB account on loopback: a global endpoint and one port per
+region (by default a write region and two read regions). Official Cosmos DB SDKs
+use it unmodified. Latencies and faults come from a TOML scenario file and can be
+changed while it runs with the subcommands below, which talk to its control API.
+
+The account key defaults to the well-known emulator key, which is public; with
+--key-file the key is read from a file and never printed.
+
+Data is kept in memory unless --data-dir is given; then every acknowledged write
+is on disk before it is acknowledged, and survives a restart or a kill -9.`,
+		Example: `  # three regions on ports 8081 (global), 8082-8084, database "app", container "items"
+  cosmosctl emulator
+
+  # five named regions, 2 s replication lag, persistent data
+  cosmosctl emulator --regions "East US,West US,North Europe,Southeast Asia,Brazil South" \
+    --replication-lag 2s --data-dir ~/.cache/cosmos-rehearsal
+
+  # a brownout rehearsal from a scenario file
+  cosmosctl emulator --scenario brownout.toml
+
+  # while it runs, from another shell:
+  cosmosctl emulator fault add --region "East US" --op reads --effect status --status 503
+  cosmosctl emulator failover "West US"`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.set = c.Flags().Changed
+			cfg, err := opts.config()
+			if err != nil {
+				return err
+			}
+			return runEmulator(c.Context(), io, opts, cfg)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Host, "host", emulator.DefaultHost, "address to bind; anything but loopback exposes the emulator to the network")
+	f.IntVar(&opts.Port, "port", 8081, "global endpoint port; regions use the next ports; 0 picks free ports")
+	f.StringSliceVar(&opts.Regions, "regions", nil, `region names in failover order, the first being the write region (default "East US,West US,North Europe")`)
+	f.BoolVar(&opts.MultiWrite, "multi-write", false, "make every region writable")
+	f.DurationVar(&opts.ReplicationLag, "replication-lag", 0, "time for a write to reach the other regions")
+	f.IntVar(&opts.Ranges, "ranges", emulator.DefaultRanges, "physical partitions (partition key ranges) per container")
+	f.StringVar(&opts.Database, "database", "app", `database to pre-create ("" for none)`)
+	f.StringVar(&opts.Container, "container", "items", `container to pre-create in --database ("" for none)`)
+	f.StringSliceVar(&opts.PartitionKey, "partition-key", []string{"/pk"}, "partition key path(s) of the pre-created container; several paths make a hierarchical key")
+	f.StringVar(&opts.Scenario, "scenario", "", "TOML scenario file: regions, latencies, faults, containers (flags given explicitly win)")
+	f.StringVar(&opts.DataDir, "data-dir", "", "persist data in this directory (default: in memory)")
+	f.StringVar(&opts.KeyFile, "key-file", "", "file holding the account key to require (default: the well-known emulator key)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "seed for latency sampling and fault probabilities (0: random)")
+	f.StringVarP(&opts.Output, "output", "o", "text", "how to print the endpoints: text or json")
+
+	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
+		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io))
+	return c
+}
+
+// config merges the scenario file and the flags: a flag given on the command line wins
+// over the scenario, the scenario over the flag defaults.
+func (o *emulatorOptions) config() (emulator.Config, error) {
+	var cfg emulator.Config
+	if o.Output != "text" && o.Output != "json" {
+		return cfg, usageErrorf("--output must be text or json, not %q", o.Output)
+	}
+	if o.ReplicationLag < 0 {
+		return cfg, usageErrorf("--replication-lag must not be negative (got %s)", o.ReplicationLag)
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return cfg, usageErrorf("--port must be between 0 and 65535, not %d", o.Port)
+	}
+	if o.Scenario != "" {
+		if err := emulator.LoadScenario(o.Scenario, &cfg); err != nil {
+			return cfg, &UsageError{Err: err}
+		}
+	}
+	pick := func(name string, scenarioSet bool) bool { return o.set(name) || !scenarioSet }
+	if pick("host", cfg.Host != "") {
+		cfg.Host = o.Host
+	}
+	if pick("port", cfg.Port != 0) {
+		cfg.Port = o.Port
+	}
+	if o.set("regions") || len(cfg.Regions) == 0 {
+		names := o.Regions
+		if len(names) == 0 {
+			names = emulator.DefaultRegions
+		}
+		cfg.Regions = nil
+		for _, n := range names {
+			cfg.Regions = append(cfg.Regions, emulator.RegionConfig{Name: strings.TrimSpace(n)})
+		}
+	}
+	if o.set("multi-write") {
+		cfg.MultiWrite = o.MultiWrite
+	}
+	if pick("replication-lag", cfg.ReplicationLag != 0) {
+		cfg.ReplicationLag = faults.Duration(o.ReplicationLag)
+	}
+	if pick("ranges", cfg.Ranges != 0) {
+		cfg.Ranges = o.Ranges
+	}
+	if pick("data-dir", cfg.DataDir != "") {
+		cfg.DataDir = o.DataDir
+	}
+	if pick("seed", cfg.Seed != 0) {
+		cfg.Seed = o.Seed
+	}
+	if (o.set("database") || len(cfg.Databases) == 0) && o.Database != "" {
+		db := emulator.DatabaseConfig{ID: o.Database}
+		if o.Container != "" {
+			db.Containers = []emulator.ContainerConfig{{ID: o.Container, PartitionKey: o.PartitionKey}}
+		}
+		cfg.Databases = append(cfg.Databases, db)
+	}
+	if o.KeyFile != "" {
+		key, err := readKeyFile(o.KeyFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Key = key
+	}
+	return cfg, nil
+}
+
+// readKeyFile reads an account key from a file, so that it never appears in process
+// arguments or shell history.
+func readKeyFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", usageErrorf("key file %s does not exist: check the --key-file path", path)
+		}
+		return "", usageErrorf("cannot read key file %s: %v", path, err)
+	}
+	key := strings.TrimSpace(string(data))
+	if _, err := cosmos.NewMasterKey(key); err != nil {
+		return "", usageErrorf("key file %s: %v", path, err)
+	}
+	return key, nil
+}
+
+func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg emulator.Config) error {
+	srv, err := emulator.Start(cfg, emulator.Options{})
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	defer srv.Close()
+	st := srv.State()
+	if opts.Output == "json" {
+		out := struct {
+			Endpoint string            `json:"endpoint"`
+			Key      string            `json:"key,omitempty"`
+			Regions  []emulator.Region `json:"regions"`
+			DataDir  string            `json:"data_dir,omitempty"`
+		}{Endpoint: srv.Endpoint(), Regions: st.Regions, DataDir: cfg.DataDir}
+		if srv.UsesWellKnownKey() {
+			out.Key = srv.Key()
+		}
+		data, _ := json.Marshal(out)
+		fmt.Fprintln(io.Out, string(data))
+	} else {
+		fmt.Fprintf(io.Out, "endpoint  %s\n", srv.Endpoint())
+		if srv.UsesWellKnownKey() {
+			fmt.Fprintf(io.Out, "key       %s  (the well-known emulator key)\n", srv.Key())
+		} else {
+			fmt.Fprintf(io.Out, "key       (from %s, not shown)\n", opts.KeyFile)
+		}
+		for _, r := range st.Regions {
+			role := "read"
+			if r.Write {
+				role = "write"
+			}
+			fmt.Fprintf(io.Out, "region    %-16s %-6s %s\n", r.Name, role, r.Endpoint)
+		}
+		if cfg.DataDir != "" {
+			fmt.Fprintf(io.Out, "data      %s\n", cfg.DataDir)
+		}
+	}
+	if len(st.Faults) > 0 || len(st.Latency) > 0 {
+		fmt.Fprintf(io.ErrOut, "scenario: %d latency setting(s), %d fault rule(s)\n", len(st.Latency), len(st.Faults))
+	}
+	if h := cfg.Host; h != "" && h != "127.0.0.1" && h != "::1" && h != "localhost" {
+		fmt.Fprintf(io.ErrOut, "warning: listening on %s, not loopback: anyone who can reach it and knows the key can use it\n", h)
+	}
+	fmt.Fprintln(io.ErrOut, "emulator running; press Ctrl-C to stop")
+	<-ctx.Done()
+	fmt.Fprintln(io.ErrOut, "stopping emulator")
+	return nil
+}

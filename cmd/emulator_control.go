@@ -1,0 +1,431 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// controlOptions say which running emulator a control subcommand talks to.
+type controlOptions struct {
+	Endpoint string
+	KeyFile  string
+	Output   string
+}
+
+func (o *controlOptions) addFlags(c *cobra.Command) {
+	def := os.Getenv("COSMOSCTL_EMULATOR_ENDPOINT")
+	if def == "" {
+		def = "http://127.0.0.1:8081"
+	}
+	c.Flags().StringVar(&o.Endpoint, "endpoint", def, "the emulator's global endpoint ($COSMOSCTL_EMULATOR_ENDPOINT)")
+	c.Flags().StringVar(&o.KeyFile, "key-file", "", "file holding the emulator's key (default: $COSMOSCTL_KEY, else the well-known emulator key)")
+	c.Flags().StringVarP(&o.Output, "output", "o", "text", "text or json")
+}
+
+func (o *controlOptions) client() (*emulator.ControlClient, error) {
+	if o.Output != "text" && o.Output != "json" {
+		return nil, usageErrorf("--output must be text or json, not %q", o.Output)
+	}
+	if !strings.HasPrefix(o.Endpoint, "http://") && !strings.HasPrefix(o.Endpoint, "https://") {
+		return nil, usageErrorf("--endpoint %q must be a URL such as http://127.0.0.1:8081", o.Endpoint)
+	}
+	key := os.Getenv("COSMOSCTL_KEY")
+	if o.KeyFile != "" {
+		k, err := readKeyFile(o.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	}
+	if key == "" {
+		key = cosmos.EmulatorKey
+	}
+	c, err := emulator.NewControlClient(o.Endpoint, key)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return c, nil
+}
+
+func printJSON(io *IOStreams, v any) error {
+	enc := json.NewEncoder(io.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:     "status",
+		Short:   "Show a running emulator's regions, latencies and faults",
+		Example: "  cosmosctl emulator status\n  cosmosctl emulator status -o json | jq '.faults'",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			st, err := cl.State(c.Context())
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, st)
+			}
+			tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "account\t%s\n", st.Account)
+			fmt.Fprintf(tw, "endpoint\t%s\n", st.Endpoint)
+			fmt.Fprintf(tw, "multi-write\t%v\n", st.MultiWrite)
+			fmt.Fprintf(tw, "replication lag\t%s\n", st.ReplicationLag)
+			fmt.Fprintf(tw, "persistent\t%v\n", st.Persistent)
+			for _, r := range st.Regions {
+				role := "read"
+				if r.Write {
+					role = "write"
+				}
+				fmt.Fprintf(tw, "region\t%s\t%s\t%s\n", r.Name, role, r.Endpoint)
+			}
+			for _, l := range st.Latency {
+				fmt.Fprintf(tw, "latency\t%s\t%s\t%s\n", orAny(l.Region), orAll(l.Operation), l.Distribution)
+			}
+			tw.Flush()
+			return printFaults(io, st.Faults)
+		},
+	}
+	opts.addFlags(c)
+	return c
+}
+
+func orAny(region string) string {
+	if region == "" {
+		return "(any region)"
+	}
+	return region
+}
+
+func orAll(op string) string {
+	if op == "" {
+		return "all"
+	}
+	return op
+}
+
+func printFaults(io *IOStreams, rules []faults.Rule) error {
+	if len(rules) == 0 {
+		fmt.Fprintln(io.Out, "no fault rules")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREGION\tOPERATIONS\tEFFECT\tPROBABILITY\tCOUNT\tWINDOW\tFIRED")
+	for _, r := range rules {
+		ops := strings.Join(r.Operations, ",")
+		effect := r.Effect
+		switch r.Effect {
+		case faults.EffectStatus:
+			effect = fmt.Sprintf("status %d/%d", r.Status, r.SubStatus)
+			if r.RetryAfter > 0 {
+				effect += " retry-after " + r.RetryAfter.String()
+			}
+		case faults.EffectDelay:
+			effect = "delay " + r.Delay.String()
+		}
+		p := r.Probability
+		if p == 0 {
+			p = 1
+		}
+		count := "∞"
+		if r.Count > 0 {
+			count = fmt.Sprint(r.Count)
+		}
+		window := "always"
+		if r.After > 0 || r.For > 0 {
+			window = "from " + r.After.String()
+			if r.For > 0 {
+				window += " for " + r.For.String()
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%g\t%s\t%s\t%d\n", r.ID, orAny(r.Region), orAll(ops), effect, p, count, window, r.Fired)
+	}
+	return tw.Flush()
+}
+
+func newEmulatorFailoverCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:   "failover REGION",
+		Short: "Make REGION the write region of a running emulator",
+		Long: `Make REGION the write region. The old write region then answers writes with
+403/3 (WriteForbidden), and GET / lists the new region first, which is what
+makes SDKs re-read the account and follow.`,
+		Example: `  cosmosctl emulator failover "West US"`,
+		Args:    exactArgs(1, "one region name"),
+		RunE: func(c *cobra.Command, args []string) error {
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			acct, err := cl.Failover(c.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, acct)
+			}
+			fmt.Fprintf(io.Out, "write region is now %s\n", acct.WritableLocations[0].Name)
+			return nil
+		},
+	}
+	opts.addFlags(c)
+	return c
+}
+
+func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	var lag time.Duration
+	c := &cobra.Command{
+		Use:     "replication",
+		Short:   "Change the replication lag of a running emulator",
+		Example: "  cosmosctl emulator replication --lag 2s",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("lag") {
+				return usageErrorf("give the new lag with --lag, e.g. --lag 500ms")
+			}
+			if lag < 0 {
+				return usageErrorf("--lag must not be negative (got %s)", lag)
+			}
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			st, err := cl.SetReplicationLag(c.Context(), faults.Duration(lag))
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, st)
+			}
+			fmt.Fprintf(io.Out, "replication lag is now %s\n", st.ReplicationLag)
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&lag, "lag", 0, "how long a write takes to reach the other regions")
+	opts.addFlags(c)
+	return c
+}
+
+func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	var spec faults.LatencySpec
+	var fixed, min, max, p50, p99 time.Duration
+	c := &cobra.Command{
+		Use:   "latency",
+		Short: "Set a latency distribution of a running emulator",
+		Long: `Set the latency of one region and operation. Give --fixed, or --min and --max
+(uniform), or --p50 and --p99 (log-normal); --none removes added latency.`,
+		Example: `  cosmosctl emulator latency --region "East US" --op reads --p50 5ms --p99 40ms
+  cosmosctl emulator latency --region "West US" --fixed 70ms`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			for name, d := range map[string]time.Duration{"fixed": fixed, "min": min, "max": max, "p50": p50, "p99": p99} {
+				if d < 0 {
+					return usageErrorf("--%s must not be negative (got %s)", name, d)
+				}
+			}
+			f := c.Flags().Changed
+			switch {
+			case f("none"):
+				spec.Kind = faults.KindNone
+			case f("fixed"):
+				spec.Kind, spec.Value = faults.KindFixed, faults.Duration(fixed)
+			case f("min") || f("max"):
+				spec.Kind, spec.Min, spec.Max = faults.KindUniform, faults.Duration(min), faults.Duration(max)
+			case f("p50") || f("p99"):
+				spec.Kind, spec.P50, spec.P99 = faults.KindLognormal, faults.Duration(p50), faults.Duration(p99)
+			default:
+				return usageErrorf("give a distribution: --fixed D, --min D --max D, --p50 D --p99 D, or --none")
+			}
+			if err := spec.Distribution.Validate(); err != nil {
+				return &UsageError{Err: err}
+			}
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			table, err := cl.SetLatency(c.Context(), spec)
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, table)
+			}
+			for _, l := range table {
+				fmt.Fprintf(io.Out, "%s\t%s\t%s\n", orAny(l.Region), orAll(l.Operation), l.Distribution)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&spec.Region, "region", "", "region (default: every region)")
+	fl.StringVar(&spec.Operation, "op", "all", "operation: read, query, create, upsert, replace, delete, patch, account, pkranges, metadata, or a group: reads, writes, all")
+	fl.DurationVar(&fixed, "fixed", 0, "a fixed latency")
+	fl.DurationVar(&min, "min", 0, "uniform latency lower bound")
+	fl.DurationVar(&max, "max", 0, "uniform latency upper bound")
+	fl.DurationVar(&p50, "p50", 0, "log-normal median")
+	fl.DurationVar(&p99, "p99", 0, "log-normal 99th percentile")
+	fl.Bool("none", false, "no added latency")
+	opts.addFlags(c)
+	return c
+}
+
+func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "fault",
+		Short: "Add, list and remove fault rules of a running emulator",
+	}
+	c.AddCommand(newFaultAddCmd(io), newFaultListCmd(io), newFaultRemoveCmd(io), newFaultClearCmd(io))
+	return c
+}
+
+func newFaultAddCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	var r faults.Rule
+	var delay, retryAfter, after, forD time.Duration
+	c := &cobra.Command{
+		Use:   "add",
+		Short: "Add a fault rule",
+		Long: `Add a fault rule. Effects:
+  delay          add --delay to matching requests
+  status         answer --status (and --substatus, --retry-after for 429)
+  hang           never answer until the client gives up
+  refuse         refuse connections: the region is down
+  drop-response  apply the write, then drop the connection (the ambiguous write)`,
+		Example: `  cosmosctl emulator fault add --region "East US" --op reads --effect delay --delay 1s --probability 0.05
+  cosmosctl emulator fault add --region "East US" --effect status --status 429 --retry-after 200ms --count 10
+  cosmosctl emulator fault add --region "West US" --effect refuse --for 30s
+  cosmosctl emulator fault add --op create --effect drop-response --probability 0.3`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			for name, d := range map[string]time.Duration{"delay": delay, "retry-after": retryAfter, "after": after, "for": forD} {
+				if d < 0 {
+					return usageErrorf("--%s must not be negative (got %s)", name, d)
+				}
+			}
+			if r.Effect == faults.EffectDelay {
+				r.Delay = faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(delay)}
+			}
+			r.RetryAfter, r.After, r.For = faults.Duration(retryAfter), faults.Duration(after), faults.Duration(forD)
+			check := r
+			if err := check.Validate(); err != nil {
+				return &UsageError{Err: err}
+			}
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			added, err := cl.AddFault(c.Context(), r)
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, added)
+			}
+			fmt.Fprintf(io.Out, "added fault %s\n", added.ID)
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&r.Region, "region", "", "region the rule applies to (default: every region)")
+	fl.StringSliceVar(&r.Operations, "op", nil, "operations (read, query, create, upsert, replace, delete, patch, account, pkranges, metadata, or reads, writes, all)")
+	fl.StringVar(&r.Effect, "effect", "", "delay, status, hang, refuse or drop-response")
+	fl.DurationVar(&delay, "delay", 0, "extra latency for --effect delay")
+	fl.IntVar(&r.Status, "status", 0, "HTTP status for --effect status (e.g. 503, 429, 408, 410)")
+	fl.IntVar(&r.SubStatus, "substatus", 0, "substatus sent with --status (e.g. 3 with 403)")
+	fl.DurationVar(&retryAfter, "retry-after", 0, "retry-after sent with 429 (default 100ms)")
+	fl.Float64Var(&r.Probability, "probability", 0, "chance that a matching request is hit, in (0,1] (default 1)")
+	fl.IntVar(&r.Count, "count", 0, "stop after firing this many times (default: never)")
+	fl.DurationVar(&after, "after", 0, "start this long after the emulator started")
+	fl.DurationVar(&forD, "for", 0, "stay active this long (default: forever)")
+	opts.addFlags(c)
+	return c
+}
+
+func newFaultListCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List fault rules and how often each fired",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			rules, err := cl.Faults(c.Context())
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, rules)
+			}
+			return printFaults(io, rules)
+		},
+	}
+	opts.addFlags(c)
+	return c
+}
+
+func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:     "remove ID",
+		Short:   "Remove one fault rule",
+		Example: "  cosmosctl emulator fault remove f2",
+		Args:    exactArgs(1, "one fault id (see `cosmosctl emulator fault list`)"),
+		RunE: func(c *cobra.Command, args []string) error {
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			if err := cl.RemoveFault(c.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(io.ErrOut, "removed fault %s\n", args[0])
+			return nil
+		},
+	}
+	opts.addFlags(c)
+	return c
+}
+
+func newFaultClearCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:   "clear",
+		Short: "Remove every fault rule",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			if err := cl.ClearFaults(c.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintln(io.ErrOut, "removed every fault rule")
+			return nil
+		},
+	}
+	opts.addFlags(c)
+	return c
+}

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// Exit codes are an API: runbook scripts branch on them. They are decided here and
+// nowhere else, and listed by `cosmosctl help exit-codes`.
+const (
+	ExitOK          = 0
+	ExitError       = 1 // anything not listed below
+	ExitUsage       = 2 // bad flags, arguments, input files or configuration
+	ExitNotFound    = 3 // 404: the item, container or database does not exist
+	ExitConflict    = 4 // 409 conflict or 412 precondition failed
+	ExitThrottled   = 5 // 429 after retries
+	ExitTimeout     = 6 // end-to-end timeout or 408
+	ExitAuth        = 7 // 401, or 403 other than a write-region change
+	ExitUnavailable = 8 // 503, region down, network failure
+)
+
+var exitCodeHelp = []struct {
+	code int
+	text string
+}{
+	{ExitOK, "success"},
+	{ExitError, "any other error"},
+	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input, bad configuration"},
+	{ExitNotFound, "not found (404): the item, container or database does not exist"},
+	{ExitConflict, "conflict (409) or precondition failed (412)"},
+	{ExitThrottled, "throttled (429) after retries"},
+	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408"},
+	{ExitAuth, "authentication or authorisation failed (401, 403)"},
+	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure"},
+}
+
+// UsageError is bad input from the user: flags, arguments, files, configuration.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCode maps an error to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ExitTimeout
+	}
+	if status, sub, ok := cosmos.Status(err); ok {
+		switch {
+		case status == 404:
+			return ExitNotFound
+		case status == 409 || status == 412:
+			return ExitConflict
+		case status == 429:
+			return ExitThrottled
+		case status == 408:
+			return ExitTimeout
+		case status == 401 || (status == 403 && sub != cosmos.SubWriteForbidden):
+			return ExitAuth
+		case status == 503 || status == 410 || status == 449 || (status == 403 && sub == cosmos.SubWriteForbidden):
+			return ExitUnavailable
+		case status == 400 || status == 413:
+			return ExitUsage
+		}
+		return ExitError
+	}
+	var ne *cosmos.NetworkError
+	if errors.As(err, &ne) {
+		return ExitUnavailable
+	}
+	return ExitError
+}

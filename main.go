@@ -1,0 +1,9 @@
+package main
+
+import (
+	"os"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+)
+
+func main() { os.Exit(cmd.Execute()) }
