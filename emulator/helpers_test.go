@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
@@ -77,3 +78,7 @@ func statusOf(t testing.TB, resp *cosmos.Response, err error) (int, int) {
 	}
 	return resp.StatusCode, resp.SubStatus
 }
+
+func timeNow() time.Time { return time.Now() }
+
+func httpCanonical(k string) string { return http.CanonicalHeaderKey(k) }

@@ -452,13 +452,15 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	}
 	v := &itemVersion{lsn: p.lsn + 1, ts: now.Unix(), committed: now, origin: region}
 	if !del {
+		// The limit applies to the client's document; the system properties the
+		// service adds do not count against it.
+		if len(body) > MaxDocumentBytes {
+			return writeResult{part: p}, tooLarge(len(body))
+		}
 		v.etag = newETag()
 		v.body, err = withSystemProperties(body, rid, c, v.etag, v.ts)
 		if err != nil {
 			return writeResult{part: p}, err
-		}
-		if len(v.body) > MaxDocumentBytes {
-			return writeResult{part: p}, tooLarge(len(v.body))
 		}
 	}
 	if s.disk != nil {
