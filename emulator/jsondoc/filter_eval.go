@@ -201,7 +201,8 @@ type callExpr struct {
 }
 
 func (x *callExpr) eval(env *evalEnv) *Value {
-	a := make([]*Value, len(x.args))
+	var buf [3]*Value // no function takes more; keeps evaluation allocation-free
+	a := buf[:len(x.args)]
 	for i, e := range x.args {
 		a[i] = e.eval(env)
 	}

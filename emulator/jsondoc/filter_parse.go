@@ -200,7 +200,10 @@ func (p *sqlParser) top() (int, error) {
 		if t.kind == tokParam {
 			return 0, unsupported(t)
 		}
-		return 0, p.unexpected(t, "a number after TOP")
+		if t.kind == tokEOF {
+			return 0, p.unexpected(t, "a number after TOP")
+		}
+		return 0, invalidQuery(t.pos, "expected a number after TOP, found %s", t)
 	}
 	n, err := strconv.Atoi(t.text)
 	if err != nil || n < 1 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // compareNumbers orders two JSON numbers. Integers that fit in int64 are
@@ -15,8 +16,8 @@ func compareNumbers(a, b json.Number) int {
 	if a == b {
 		return 0
 	}
-	if x, err := strconv.ParseInt(string(a), 10, 64); err == nil {
-		if y, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+	if x, ok := parseInt64(a); ok {
+		if y, ok := parseInt64(b); ok {
 			switch {
 			case x < y:
 				return -1
@@ -69,12 +70,12 @@ func addNumbers(a, b json.Number) (json.Number, bool) {
 // addInts succeeds only when both operands are integers and the sum fits,
 // so that counters stay integers instead of drifting into float notation.
 func addInts(a, b json.Number) (int64, bool) {
-	x, err := strconv.ParseInt(string(a), 10, 64)
-	if err != nil {
+	x, ok := parseInt64(a)
+	if !ok {
 		return 0, false
 	}
-	y, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
+	y, ok := parseInt64(b)
+	if !ok {
 		return 0, false
 	}
 	s := x + y
@@ -83,6 +84,16 @@ func addInts(a, b json.Number) (int64, bool) {
 		return 0, false
 	}
 	return s, true
+}
+
+// parseInt64 screens out fractions and exponents before calling ParseInt,
+// whose error values allocate; filters compare numbers for every document.
+func parseInt64(n json.Number) (int64, bool) {
+	if strings.ContainsAny(string(n), ".eE") {
+		return 0, false
+	}
+	x, err := strconv.ParseInt(string(n), 10, 64)
+	return x, err == nil
 }
 
 // scanNumber returns the length of the JSON number at the start of s, or 0

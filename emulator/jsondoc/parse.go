@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -30,7 +32,9 @@ func (e *SyntaxError) Error() string {
 // surrogate escapes become U+FFFD instead of failing. Duplicate object keys
 // keep the position of the first occurrence and the value of the last.
 func Parse(data []byte) (*Value, error) {
-	d := decoder{data: data, src: string(data)}
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	d := decoder{data: data, src: string(data), scratch: sc}
 	d.skipSpace()
 	v := d.alloc()
 	if err := d.value(v); err != nil {
@@ -71,19 +75,78 @@ type decoder struct {
 	src   string
 	pos   int
 	depth int
-	// slab hands out Values in chunks to save an allocation per node.
-	slab []Value
-	// vals and mems are scratch stacks shared by all nesting levels, so
-	// each array or object is allocated once at its final size.
+	// slab, valSlab and memSlab hand out nodes, array backing and object
+	// backing in chunks, turning a few hundred small allocations per
+	// document into a handful; garbage collection dominated otherwise.
+	slab    []Value
+	valSlab []*Value
+	memSlab []Member
+	*scratch
+}
+
+// scratch holds stacks shared by all nesting levels, so each array or
+// object is built once at its final size. Pooled because growing them
+// again for every document showed up in profiles.
+type scratch struct {
 	vals []*Value
 	mems []Member
 }
 
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{vals: make([]*Value, 0, 64), mems: make([]Member, 0, 64)}
+}}
+
+// release empties the stacks (a failed parse leaves entries behind) so the
+// pool pins no document, and drops stacks grown by an unusually wide one.
+func (sc *scratch) release() {
+	clear(sc.vals[:cap(sc.vals)])
+	clear(sc.mems[:cap(sc.mems)])
+	if cap(sc.vals) > 4096 || cap(sc.mems) > 4096 {
+		return
+	}
+	sc.vals, sc.mems = sc.vals[:0], sc.mems[:0]
+	scratchPool.Put(sc)
+}
+
+// takeVals returns a slice of length and capacity n carved from a chunk.
+// The capacity is clipped so that appending to one array (as ApplyPatch
+// does) reallocates instead of overwriting the next array in the chunk.
+func (d *decoder) takeVals(n int) []*Value {
+	if len(d.valSlab) < n {
+		d.valSlab = make([]*Value, max(n, d.chunk(32, d.valSlab == nil)))
+	}
+	s := d.valSlab[:n:n]
+	d.valSlab = d.valSlab[n:]
+	return s
+}
+
+func (d *decoder) takeMems(n int) []Member {
+	if len(d.memSlab) < n {
+		d.memSlab = make([]Member, max(n, d.chunk(20, d.memSlab == nil)))
+	}
+	s := d.memSlab[:n:n]
+	d.memSlab = d.memSlab[n:]
+	return s
+}
+
+// chunk sizes a slab refill from the input still to be decoded, assuming
+// one item per bytesPer bytes. The ratios are measured on typical
+// documents; guessing low costs another chunk, guessing high wastes memory
+// for as long as the document lives. The first chunk is sized from the
+// whole input because containers are completed inside-out: when the
+// innermost object takes its members, its parents' members were already
+// scanned.
+func (d *decoder) chunk(bytesPer int, first bool) int {
+	n := len(d.data)
+	if !first {
+		n -= d.pos
+	}
+	return min(n/bytesPer+8, 1024)
+}
+
 func (d *decoder) alloc() *Value {
 	if len(d.slab) == 0 {
-		// Roughly one value per 12 input bytes in typical documents.
-		n := min(max(len(d.data)/12, 8), 1024)
-		d.slab = make([]Value, n)
+		d.slab = make([]Value, d.chunk(16, d.slab == nil))
 	}
 	v := &d.slab[0]
 	d.slab = d.slab[1:]
@@ -223,7 +286,7 @@ func (d *decoder) array(v *Value) error {
 			return d.errorf("invalid character %s after array element", quoteChar(c))
 		}
 	}
-	v.Arr = make([]*Value, len(d.vals)-base)
+	v.Arr = d.takeVals(len(d.vals) - base)
 	copy(v.Arr, d.vals[base:])
 	clear(d.vals[base:])
 	d.vals = d.vals[:base]
@@ -318,7 +381,7 @@ func (d *decoder) object(v *Value) error {
 			return d.errorf("invalid character %s after object key:value pair", quoteChar(c))
 		}
 	}
-	v.Obj = make([]Member, len(d.mems)-base)
+	v.Obj = d.takeMems(len(d.mems) - base)
 	copy(v.Obj, d.mems[base:])
 	clear(d.mems[base:])
 	d.mems = d.mems[:base]
@@ -355,14 +418,24 @@ func (d *decoder) str() (string, error) {
 // slowStr finishes a string that needs rewriting from i on. It mirrors
 // encoding/json's unquoting so that both decoders agree on every input.
 func (d *decoder) slowStr(start, i int) (string, error) {
-	buf := make([]byte, i-start, i-start+16)
-	copy(buf, d.data[start:i])
+	var buf strings.Builder
+	// Decoding never lengthens the text except for invalid UTF-8, so the
+	// raw length up to the closing quote is almost always enough.
+	end := i
+	for end < len(d.data) && d.data[end] != '"' {
+		if d.data[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	buf.Grow(min(end, len(d.data)) - start)
+	buf.WriteString(d.src[start:i])
 	for i < len(d.data) {
 		c := d.data[i]
 		switch {
 		case c == '"':
 			d.pos = i + 1
-			return string(buf), nil
+			return buf.String(), nil
 		case c < 0x20:
 			d.pos = i
 			return "", d.errorf("invalid character %s in string literal", quoteChar(c))
@@ -373,17 +446,17 @@ func (d *decoder) slowStr(start, i int) (string, error) {
 			e := d.data[i+1]
 			switch e {
 			case '"', '\\', '/':
-				buf = append(buf, e)
+				buf.WriteByte(e)
 			case 'b':
-				buf = append(buf, '\b')
+				buf.WriteByte('\b')
 			case 'f':
-				buf = append(buf, '\f')
+				buf.WriteByte('\f')
 			case 'n':
-				buf = append(buf, '\n')
+				buf.WriteByte('\n')
 			case 'r':
-				buf = append(buf, '\r')
+				buf.WriteByte('\r')
 			case 't':
-				buf = append(buf, '\t')
+				buf.WriteByte('\t')
 			case 'u':
 				r, ok := hex4(d.data[i+2:])
 				if !ok {
@@ -397,7 +470,7 @@ func (d *decoder) slowStr(start, i int) (string, error) {
 					if len(d.data) > i+1 && d.data[i] == '\\' && d.data[i+1] == 'u' {
 						if r2, ok := hex4(d.data[i+2:]); ok {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								buf = utf8.AppendRune(buf, dec)
+								buf.WriteRune(dec)
 								i += 6
 								continue
 							}
@@ -405,7 +478,7 @@ func (d *decoder) slowStr(start, i int) (string, error) {
 					}
 					r = utf8.RuneError
 				}
-				buf = utf8.AppendRune(buf, r)
+				buf.WriteRune(r)
 				continue
 			default:
 				d.pos = i + 1
@@ -413,14 +486,14 @@ func (d *decoder) slowStr(start, i int) (string, error) {
 			}
 			i += 2
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
+			buf.WriteByte(c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(d.data[i:])
 			if r == utf8.RuneError && size == 1 {
-				buf = utf8.AppendRune(buf, utf8.RuneError)
+				buf.WriteRune(utf8.RuneError)
 			} else {
-				buf = append(buf, d.data[i:i+size]...)
+				buf.Write(d.data[i : i+size])
 			}
 			i += size
 		}

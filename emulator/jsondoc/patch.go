@@ -7,7 +7,9 @@ import (
 
 // ApplyPatch applies ops to doc in order. It is all or nothing: the
 // operations run on a copy, and doc is overwritten only when every one of
-// them succeeded, because Cosmos DB never persists half a patch.
+// them succeeded, because Cosmos DB never persists half a patch. On
+// success the contents of *doc are replaced wholesale, so pointers into the
+// old tree (from Get or Lookup) no longer refer to the document.
 //
 // protected is asked about every path an operation writes or removes
 // (including a move's "from"); returning true rejects the request, which is

@@ -16,8 +16,8 @@ func TestParsePatchBodyAcceptsBothForms(t *testing.T) {
 		ops       []PatchOp
 	}{
 		{
-			name: "object with condition",
-			body: `{"condition":"from c where c.a = 1","operations":[{"op":"set","path":"/a","value":2}]}`,
+			name:      "object with condition",
+			body:      `{"condition":"from c where c.a = 1","operations":[{"op":"set","path":"/a","value":2}]}`,
 			condition: "from c where c.a = 1",
 			ops:       []PatchOp{{Op: "set", Path: "/a", Value: json.RawMessage(`2`)}},
 		},
@@ -344,5 +344,18 @@ func TestApplyPatchDoesNotAliasPatchValues(t *testing.T) {
 	}
 	if string(ops[0].Value) != `{"x":1}` {
 		t.Errorf("patch value was modified: %s", ops[0].Value)
+	}
+}
+
+func TestApplyPatchKeepsDocumentsParseable(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth-2) + strings.Repeat("]", MaxDepth-2)
+	body := `[{"op":"add","path":"/obj/deep","value":` + deep + `},` +
+		`{"op":"add","path":"/obj/deep` + strings.Repeat("/0", MaxDepth-3) + `/-","value":"leaf"}]`
+	got, err := applyJSON(t, `{"obj":{}}`, body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse([]byte(got)); err != nil {
+		t.Fatalf("patched document at the depth limit does not parse: %v", err)
 	}
 }

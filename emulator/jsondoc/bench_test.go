@@ -1,0 +1,93 @@
+package jsondoc
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// doc1KB resembles a typical emulator document: system properties, nested
+// objects, arrays, numbers and a little non-ASCII and escaped text.
+const doc1KB = `{"id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","pk":"tenant-42","type":"order",` +
+	`"status":"shipped","createdAt":"2024-05-17T09:31:22.123Z","total":1249.99,"currency":"EUR",` +
+	`"customer":{"id":"c-1001","name":"Zoë Müller","email":"zoe@example.com","vip":true,` +
+	`"address":{"street":"Hauptstraße 5","city":"Berlin","zip":"10115","country":"DE"}},` +
+	`"items":[{"sku":"A-100","name":"Widget","qty":2,"price":199.5,"tags":["blue","small"]},` +
+	`{"sku":"B-200","name":"Gadget \"Pro\"","qty":1,"price":850.99,"tags":["new"]},` +
+	`{"sku":"C-300","name":"Cable","qty":5,"price":0,"tags":[]}],` +
+	`"notes":"Leave at the door.\nRing twice.","discount":null,"version":12,` +
+	`"audit":[{"at":1715938282,"by":"system","action":"created"},{"at":1715938999,"by":"ops","action":"paid"},` +
+	`{"at":1716000000,"by":"warehouse","action":"shipped"}],"flags":{"fragile":false,"gift":true},` +
+	`"counter":9007199254740993,"_rid":"abcDEF==","_self":"dbs/abc==/colls/def==/docs/ghi==/",` +
+	`"_etag":"\"0000d-0000-0000-0000-000000000000\"","_attachments":"attachments/","_ts":1716000000}`
+
+func BenchmarkParse1KB(b *testing.B) {
+	data := []byte(doc1KB)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendJSON1KB(b *testing.B) {
+	v, err := Parse([]byte(doc1KB))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 2*len(doc1KB))
+	b.SetBytes(int64(len(doc1KB)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = v.AppendJSON(buf[:0])
+	}
+}
+
+// BenchmarkUnmarshalStdlib1KB is the baseline Parse replaces.
+func BenchmarkUnmarshalStdlib1KB(b *testing.B) {
+	data := []byte(doc1KB)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var x any
+		if err := json.Unmarshal(data, &x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkApplyPatch1KB(b *testing.B) {
+	v, err := Parse([]byte(doc1KB))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := ParsePatchBody([]byte(`[{"op":"incr","path":"/version","value":1},{"op":"set","path":"/status","value":"delivered"}]`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ApplyPatch(v, req.Operations, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFilterMatch1KB(b *testing.B) {
+	v, err := Parse([]byte(doc1KB))
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := ParseQuery(`SELECT * FROM c WHERE c.status = @s AND c.customer.address.city = 'Berlin' AND ARRAY_CONTAINS(c.items[0].tags, 'blue') AND c.total > 1000`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := map[string]*Value{"@s": String("shipped")}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := q.Where.Match(v, params); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
