@@ -1,0 +1,151 @@
+package clock
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Fake is a manual clock for tests: time moves only when Advance is called, and timers
+// due by then fire in order of their deadlines.
+type Fake struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+	seq    int
+	// waiters are woken whenever a timer is added, so a test can wait until the code
+	// under test has armed the timer it expects before advancing.
+	cond *sync.Cond
+}
+
+// NewFake starts a fake clock at t.
+func NewFake(t time.Time) *Fake {
+	f := &Fake{now: t}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+type fakeTimer struct {
+	clock    *Fake
+	deadline time.Time
+	seq      int
+	fn       func()
+	ch       chan time.Time
+	stopped  bool
+	fired    bool
+}
+
+func (f *Fake) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer { return f.add(d, fn) }
+
+func (f *Fake) NewTimer(d time.Duration) Timer { return f.add(d, nil) }
+
+func (f *Fake) add(d time.Duration, fn func()) *fakeTimer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	t := &fakeTimer{clock: f, deadline: f.now.Add(d), seq: f.seq, fn: fn, ch: make(chan time.Time, 1)}
+	if d <= 0 {
+		f.fire(t)
+	} else {
+		f.timers = append(f.timers, t)
+	}
+	f.cond.Broadcast()
+	return t
+}
+
+// fire runs with f.mu held.
+func (f *Fake) fire(t *fakeTimer) {
+	t.fired = true
+	if t.fn != nil {
+		go t.fn()
+		return
+	}
+	t.ch <- f.now
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.ch }
+
+func (t *fakeTimer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	if t.fired || t.stopped {
+		return false
+	}
+	t.stopped = true
+	return true
+}
+
+// Advance moves time forward by d, firing every timer that falls due, in deadline order,
+// each at its own deadline.
+func (f *Fake) Advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	end := f.now.Add(d)
+	for {
+		sort.SliceStable(f.timers, func(i, j int) bool {
+			if f.timers[i].deadline.Equal(f.timers[j].deadline) {
+				return f.timers[i].seq < f.timers[j].seq
+			}
+			return f.timers[i].deadline.Before(f.timers[j].deadline)
+		})
+		if len(f.timers) == 0 || f.timers[0].deadline.After(end) {
+			break
+		}
+		t := f.timers[0]
+		f.timers = f.timers[1:]
+		if t.stopped {
+			continue
+		}
+		f.now = t.deadline
+		f.fire(t)
+	}
+	f.now = end
+}
+
+// Pending is the number of armed timers that have neither fired nor been stopped.
+func (f *Fake) Pending() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pendingLocked()
+}
+
+func (f *Fake) pendingLocked() int {
+	n := 0
+	for _, t := range f.timers {
+		if !t.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+// WaitForTimers blocks until at least n timers are armed, or the timeout passes (in
+// real time, as a guard against a test that would otherwise hang). It reports whether
+// the timers appeared.
+func (f *Fake) WaitForTimers(n int, timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(timeout)
+		close(done)
+		f.mu.Lock()
+		f.cond.Broadcast()
+		f.mu.Unlock()
+	}()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.pendingLocked() < n {
+		select {
+		case <-done:
+			return false
+		default:
+		}
+		f.cond.Wait()
+	}
+	return true
+}

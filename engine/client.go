@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/retries"
+)
+
+// Transport sends one request to one endpoint; *cosmos.Transport implements it, and
+// tests and benchmarks use in-memory ones.
+type Transport interface {
+	Do(ctx context.Context, endpoint string, req *cosmos.Request) (*cosmos.Response, error)
+}
+
+// Options configure a Client.
+type Options struct {
+	// Endpoint is the account's global endpoint.
+	Endpoint  string
+	Transport Transport
+	// Clock defaults to the wall clock.
+	Clock clock.Clock
+	// PreferredRegions order the regions reads go to; empty means the account's order.
+	PreferredRegions []string
+	// Retry is the retry policy; the zero value means retries.DefaultPolicy().
+	Retry *retries.Policy
+}
+
+// Client runs operations against one account. It is safe for concurrent use; the
+// account topology and container definitions are cached for its lifetime.
+type Client struct {
+	endpoint  string
+	transport Transport
+	clock     clock.Clock
+	preferred []string
+	policy    retries.Policy
+	topology  *topology
+
+	mu         sync.Mutex
+	containers map[string]cosmos.PartitionKeyDefinition
+}
+
+// New returns a Client.
+func New(opts Options) (*Client, error) {
+	if opts.Endpoint == "" {
+		return nil, errors.New("engine: no endpoint")
+	}
+	if opts.Transport == nil {
+		return nil, errors.New("engine: no transport")
+	}
+	c := &Client{
+		endpoint:   strings.TrimRight(opts.Endpoint, "/"),
+		transport:  opts.Transport,
+		clock:      opts.Clock,
+		preferred:  opts.PreferredRegions,
+		policy:     retries.DefaultPolicy(),
+		containers: map[string]cosmos.PartitionKeyDefinition{},
+	}
+	if c.clock == nil {
+		c.clock = clock.Real{}
+	}
+	if opts.Retry != nil {
+		c.policy = *opts.Retry
+	}
+	c.topology = &topology{endpoint: c.endpoint, transport: c.transport}
+	return c, nil
+}
+
+// Account returns the account topology, reading it on first use.
+func (c *Client) Account(ctx context.Context) (*cosmos.Account, error) {
+	return c.topology.get(ctx)
+}
+
+// InputError is an operation the engine refuses before sending anything: an unknown
+// region, a document without an id, a missing partition key. Commands report it as a
+// usage error.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Msg: sprintf(format, args...)}
+}

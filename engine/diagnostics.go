@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"sync"
+	"time"
+)
+
+// Reason says why an attempt was sent.
+type Reason string
+
+const (
+	ReasonInitial  Reason = "initial"
+	ReasonHedge    Reason = "hedge"
+	ReasonRetry    Reason = "retry"
+	ReasonFailover Reason = "failover"
+)
+
+// Outcome is how an attempt ended.
+type Outcome string
+
+const (
+	OutcomeInFlight  Outcome = "in-flight" // still running when the diagnostics were read
+	OutcomeWon       Outcome = "won"       // its answer is the operation's result
+	OutcomeLost      Outcome = "lost"      // answered, but another attempt's answer was used
+	OutcomeCancelled Outcome = "cancelled" // aborted before it answered
+	OutcomeFailed    Outcome = "failed"    // answered with an error, or no answer, and was retried or surfaced
+)
+
+// Attempt is one request on the wire, recorded as it happened.
+type Attempt struct {
+	N             int           `json:"n"`
+	Region        string        `json:"region"`
+	Endpoint      string        `json:"endpoint"`
+	Reason        Reason        `json:"reason"`
+	Start         time.Duration `json:"-"`
+	Duration      time.Duration `json:"-"`
+	StatusCode    int           `json:"status_code"`
+	SubStatus     int           `json:"substatus"`
+	RequestCharge float64       `json:"request_charge"`
+	ActivityID    string        `json:"activity_id,omitempty"`
+	Outcome       Outcome       `json:"outcome"`
+	// Error is the network or timeout error of an attempt that got no response.
+	Error string `json:"error,omitempty"`
+	// Note explains a retry or failover decision taken after this attempt.
+	Note string `json:"note,omitempty"`
+	done bool
+}
+
+// RegionNote says whether a region was in the effective list and why.
+type RegionNote struct {
+	Region    string `json:"region"`
+	Effective bool   `json:"effective"`
+	Note      string `json:"note"`
+}
+
+// Diagnostics is everything the engine did for one operation.
+type Diagnostics struct {
+	Operation        OpKind       `json:"operation"`
+	Database         string       `json:"database"`
+	Container        string       `json:"container"`
+	ID               string       `json:"id,omitempty"`
+	PartitionKey     string       `json:"partition_key,omitempty"`
+	PreferredRegions []string     `json:"preferred_regions"`
+	ExcludedRegions  []string     `json:"excluded_regions"`
+	EffectiveRegions []string     `json:"effective_regions"`
+	Regions          []RegionNote `json:"regions"`
+	// Fallback explains why an operation used a region outside its effective list
+	// (every region excluded, or a write on a single-write account).
+	Fallback string `json:"fallback,omitempty"`
+	// HedgeConfig describes the availability strategy ("off" until hedging is enabled).
+	HedgeConfig      string        `json:"hedge_config"`
+	E2ETimeout       time.Duration `json:"-"`
+	Attempts         []Attempt     `json:"attempts"`
+	ContactedRegions []string      `json:"contacted_regions"`
+	RespondedRegions []string      `json:"responded_regions"`
+	WinningRegion    string        `json:"winning_region,omitempty"`
+	WinningAttempt   int           `json:"winning_attempt,omitempty"`
+	RequestCharge    float64       `json:"request_charge"`
+	Duration         time.Duration `json:"-"`
+	TimedOut         bool          `json:"timed_out"`
+	Notes            []string      `json:"notes,omitempty"`
+}
+
+// recorder builds Diagnostics while the operation runs. Attempts run concurrently once
+// hedging starts, so every method takes the lock; offsets come from the engine's clock.
+type recorder struct {
+	mu    sync.Mutex
+	start time.Time
+	now   func() time.Time
+	d     Diagnostics
+}
+
+func newRecorder(now func() time.Time) *recorder {
+	return &recorder{start: now(), now: now}
+}
+
+// begin records an attempt being sent and returns its index.
+func (r *recorder) begin(region, endpoint string, reason Reason) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.d.Attempts)
+	r.d.Attempts = append(r.d.Attempts, Attempt{
+		N: n + 1, Region: region, Endpoint: endpoint, Reason: reason,
+		Start: r.now().Sub(r.start), Outcome: OutcomeInFlight,
+	})
+	if !contains(r.d.ContactedRegions, region) {
+		r.d.ContactedRegions = append(r.d.ContactedRegions, region)
+	}
+	return n
+}
+
+// finish records an attempt's answer (or lack of one).
+func (r *recorder) finish(i int, status, sub int, charge float64, activityID string, errText string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := &r.d.Attempts[i]
+	if a.done {
+		return
+	}
+	a.done = true
+	a.Duration = r.now().Sub(r.start) - a.Start
+	a.StatusCode, a.SubStatus, a.RequestCharge, a.ActivityID, a.Error = status, sub, charge, activityID, errText
+	r.d.RequestCharge += charge
+	if status != 0 && !contains(r.d.RespondedRegions, a.Region) {
+		r.d.RespondedRegions = append(r.d.RespondedRegions, a.Region)
+	}
+	if status == 0 {
+		a.Outcome = OutcomeFailed
+	}
+}
+
+// setOutcome sets an attempt's outcome and, optionally, a note on what followed.
+func (r *recorder) setOutcome(i int, o Outcome, note string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := &r.d.Attempts[i]
+	a.Outcome = o
+	if note != "" {
+		a.Note = note
+	}
+	if o == OutcomeWon {
+		r.d.WinningRegion, r.d.WinningAttempt = a.Region, a.N
+	}
+}
+
+// cancel marks an unfinished attempt cancelled at the current offset.
+func (r *recorder) cancel(i int, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := &r.d.Attempts[i]
+	if a.done {
+		return
+	}
+	a.done = true
+	a.Duration = r.now().Sub(r.start) - a.Start
+	a.Outcome = OutcomeCancelled
+	a.Error = why
+}
+
+func (r *recorder) note(format string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Notes = append(r.d.Notes, format)
+}
+
+// snapshot returns a copy of the diagnostics as they are now.
+func (r *recorder) snapshot() *Diagnostics {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.d
+	d.Attempts = append([]Attempt(nil), r.d.Attempts...)
+	d.ContactedRegions = append([]string(nil), r.d.ContactedRegions...)
+	d.RespondedRegions = append([]string(nil), r.d.RespondedRegions...)
+	d.Notes = append([]string(nil), r.d.Notes...)
+	d.Duration = r.now().Sub(r.start)
+	return &d
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// setPlan records the regions an operation may use.
+func (r *recorder) setPlan(p regionPlan) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.PreferredRegions = p.preferred
+	r.d.ExcludedRegions = p.excluded
+	r.d.EffectiveRegions = p.effective
+	r.d.Regions = p.notes
+	r.d.Fallback = p.fallback
+}
+
+// cancelAll marks every unfinished attempt cancelled.
+func (r *recorder) cancelAll(why string) {
+	r.mu.Lock()
+	n := len(r.d.Attempts)
+	r.mu.Unlock()
+	for i := 0; i < n; i++ {
+		r.cancel(i, why)
+	}
+}

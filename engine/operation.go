@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// OpKind is what an operation does.
+type OpKind string
+
+const (
+	OpRead    OpKind = "read"
+	OpCreate  OpKind = "create"
+	OpUpsert  OpKind = "upsert"
+	OpReplace OpKind = "replace"
+	OpDelete  OpKind = "delete"
+	OpPatch   OpKind = "patch"
+)
+
+// IsWrite reports whether the operation changes data.
+func (k OpKind) IsWrite() bool { return k != OpRead }
+
+// Operation is one item operation as a command asks for it.
+type Operation struct {
+	Kind      OpKind
+	Database  string
+	Container string
+	// ID of the item; for create and upsert it is read from Body when empty.
+	ID string
+	// PartitionKey of the item; nil means "read it from Body with the container's
+	// partition key paths" (writes with a document only).
+	PartitionKey cosmos.PartitionKey
+	// Body is the document (create, upsert, replace) or the patch request (patch).
+	Body []byte
+	// IfMatch makes replace, delete and patch conditional on the item's etag.
+	IfMatch string
+	// ExcludeRegions are removed from the preferred regions for this operation.
+	ExcludeRegions []string
+	// E2ETimeout bounds the whole operation, retries included; 0 means no bound.
+	E2ETimeout time.Duration
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// prepare validates an operation and fills in what it leaves to the document: the id of
+// a create or upsert, and the partition key of a write without --pk.
+func (c *Client) prepare(ctx context.Context, op *Operation, endpoint string) error {
+	if op.Database == "" || op.Container == "" {
+		return inputErrorf("no database or container: give --database and --container (or set them in a profile)")
+	}
+	var doc map[string]any
+	if op.Kind == OpCreate || op.Kind == OpUpsert || op.Kind == OpReplace {
+		dec := json.NewDecoder(bytes.NewReader(op.Body))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil || doc == nil {
+			return inputErrorf("the document is not a JSON object: %v", jsonProblem(err))
+		}
+		if dec.More() {
+			return inputErrorf("the document has data after the JSON object: give one document per command")
+		}
+		id, ok := doc["id"].(string)
+		switch {
+		case doc["id"] == nil:
+			return inputErrorf(`the document has no "id" property: every Cosmos DB item needs a string id`)
+		case !ok:
+			return inputErrorf(`the document's "id" must be a string, not %T`, doc["id"])
+		case op.ID == "":
+			op.ID = id
+		case op.ID != id:
+			return inputErrorf("the document's id %q does not match the ID argument %q", id, op.ID)
+		}
+	}
+	if op.ID == "" {
+		return inputErrorf("no item id given")
+	}
+	if op.PartitionKey != nil {
+		return nil
+	}
+	if doc == nil {
+		return inputErrorf("no partition key: give --pk (a JSON value such as '\"tenant-1\"' or 42, or a plain string)")
+	}
+	def, err := c.partitionKeyDefinition(ctx, op.Database, op.Container, endpoint)
+	if err != nil {
+		return err
+	}
+	pk, err := partitionKeyFromDocument(doc, def)
+	if err != nil {
+		return err
+	}
+	op.PartitionKey = pk
+	return nil
+}
+
+func jsonProblem(err error) string {
+	if err == nil {
+		return "it is null or not an object"
+	}
+	return err.Error()
+}
+
+// partitionKeyDefinition reads (once per process) the container's partition key paths.
+func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll, endpoint string) (cosmos.PartitionKeyDefinition, error) {
+	key := db + "/" + coll
+	c.mu.Lock()
+	def, ok := c.containers[key]
+	c.mu.Unlock()
+	if ok {
+		return def, nil
+	}
+	resp, err := c.transport.Do(ctx, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	if err != nil {
+		return def, err
+	}
+	var container cosmos.Container
+	if err := json.Unmarshal(resp.Body, &container); err != nil || len(container.PartitionKey.Paths) == 0 {
+		return def, inputErrorf("could not read the partition key definition of %s: give --pk", key)
+	}
+	c.mu.Lock()
+	c.containers[key] = container.PartitionKey
+	c.mu.Unlock()
+	return container.PartitionKey, nil
+}
+
+// partitionKeyFromDocument reads a document's partition key value at the container's
+// paths; a document with no value at any path has the "none" key.
+func partitionKeyFromDocument(doc map[string]any, def cosmos.PartitionKeyDefinition) (cosmos.PartitionKey, error) {
+	var values []any
+	missing := 0
+	for _, path := range def.Paths {
+		var cur any = doc
+		for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				cur = nil
+				break
+			}
+			v, present := m[seg]
+			if !present {
+				cur = undefined{}
+				break
+			}
+			cur = v
+		}
+		switch cur.(type) {
+		case undefined:
+			missing++
+			values = append(values, map[string]any{})
+		case map[string]any, []any:
+			return nil, inputErrorf("the document's partition key at %s is an object or array; it must be a string, number, boolean or null", path)
+		default:
+			values = append(values, cur)
+		}
+	}
+	if missing == len(def.Paths) {
+		return cosmos.NonePK, nil
+	}
+	return cosmos.PK(values...)
+}
+
+type undefined struct{}
+
+// buildRequest turns an operation into its gateway request.
+func buildRequest(op *Operation, multiWrite bool) *cosmos.Request {
+	req := &cosmos.Request{Header: http.Header{}}
+	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
+	switch op.Kind {
+	case OpRead:
+		req.Method, req.Path = http.MethodGet, cosmos.ItemPath(op.Database, op.Container, op.ID)
+	case OpCreate:
+		req.Method, req.Path = http.MethodPost, cosmos.ItemsPath(op.Database, op.Container)
+	case OpUpsert:
+		req.Method, req.Path = http.MethodPost, cosmos.ItemsPath(op.Database, op.Container)
+		req.Header.Set(cosmos.HeaderIsUpsert, "true")
+	case OpReplace:
+		req.Method, req.Path = http.MethodPut, cosmos.ItemPath(op.Database, op.Container, op.ID)
+	case OpDelete:
+		req.Method, req.Path = http.MethodDelete, cosmos.ItemPath(op.Database, op.Container, op.ID)
+	case OpPatch:
+		req.Method, req.Path = http.MethodPatch, cosmos.ItemPath(op.Database, op.Container, op.ID)
+		req.Header.Set("Content-Type", "application/json_patch+json")
+	}
+	if op.Kind.IsWrite() {
+		req.Body = op.Body
+		if multiWrite {
+			req.Header.Set(cosmos.HeaderAllowTentativeWrites, "true")
+		}
+	}
+	if op.IfMatch != "" {
+		etag := op.IfMatch
+		if etag != "*" && !strings.HasPrefix(etag, `"`) {
+			etag = `"` + etag + `"`
+		}
+		req.Header.Set(cosmos.HeaderIfMatch, etag)
+	}
+	return req
+}
