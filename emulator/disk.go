@@ -217,8 +217,13 @@ func (d *disk) putItem(c *container, rangeID, key string, it diskItem, docSeq ui
 		if items == nil {
 			return fmt.Errorf("container %s has no bucket", c.meta.ID)
 		}
-		if err := putUint64(tx.Bucket(bucketMeta), keyDocSeq, docSeq); err != nil {
-			return err
+		// Concurrent writes to different partitions may commit out of order; the
+		// counter only ever moves forward, so a deleted document's _rid is never reused.
+		meta := tx.Bucket(bucketMeta)
+		if docSeq > getUint64(meta, keyDocSeq) {
+			if err := putUint64(meta, keyDocSeq, docSeq); err != nil {
+				return err
+			}
 		}
 		if err := putUint64(items.Bucket(keyLSN), []byte(rangeID), uint64(it.lsn)); err != nil {
 			return err

@@ -34,15 +34,18 @@ func (l *faultListener) Accept() (net.Conn, error) {
 }
 
 func (l *faultListener) track(c net.Conn, st http.ConnState) {
+	if st == http.StateActive || st == http.StateIdle {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conns == nil {
 		l.conns = map[net.Conn]struct{}{}
 	}
 	switch st {
-	case http.StateNew, http.StateActive, http.StateIdle:
+	case http.StateNew:
 		l.conns[c] = struct{}{}
-	default:
+	case http.StateClosed, http.StateHijacked:
 		delete(l.conns, c)
 	}
 }

@@ -1,0 +1,180 @@
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// The acceptance criterion: a benchmark measures emulator point reads per second over
+// loopback with parallel clients, beside a bare net/http handler returning the same bytes
+// in the same run. Target: the emulator reaches at least half the bare handler's rate.
+//
+//	go test -run='^$' -bench=BenchmarkPointRead -benchtime=3s -count=3 ./emulator/
+//
+// Both sub-benchmarks use the same client — cosmos.Transport over cosmos.NewHTTPClient,
+// signing every request with the account key — over real loopback TCP, so client-side
+// costs are equal and the difference between the two is the emulator's server-side cost:
+// authentication, routing, fault decision, partition key parsing, the store lookup and
+// the response headers. The bare handler answers with the exact body and headers the
+// emulator answers the same read with.
+
+// benchParallelism is goroutines per GOMAXPROCS in the parallel benchmarks: enough
+// concurrent clients to keep both server and client busy on a small machine.
+const benchParallelism = 4
+
+// benchDocument is a document of about 1 KB once the system properties are added.
+func benchDocument(id, pk string) string {
+	return fmt.Sprintf(`{"id":%q,"pk":%q,"name":"point read benchmark","tags":["a","b","c"],"n":42,"pad":%q}`,
+		id, pk, strings.Repeat("x", 760))
+}
+
+// startBareServer serves ref's body with ref's headers (the activity id echoed, as the
+// emulator does) from a plain net/http server on a loopback port.
+func startBareServer(b *testing.B, ref *cosmos.Response) string {
+	b.Helper()
+	hdr := ref.Header.Clone()
+	hdr.Del("Date")
+	body := slices.Clone(ref.Body)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := w.Header()
+		for k, v := range hdr {
+			out[k] = v
+		}
+		out.Set(cosmos.HeaderActivityID, r.Header.Get(cosmos.HeaderActivityID))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The emulator's server settings, minus its connection tracking.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: quietLog()}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// sameResponse reports how got differs from want, ignoring Date and the activity id.
+func sameResponse(want, got *cosmos.Response) error {
+	if got.StatusCode != want.StatusCode || !bytes.Equal(got.Body, want.Body) {
+		return fmt.Errorf("status %d body %q, want %d %q", got.StatusCode, got.Body, want.StatusCode, want.Body)
+	}
+	for _, pair := range [][2]http.Header{{want.Header, got.Header}, {got.Header, want.Header}} {
+		for k := range pair[0] {
+			if k == "Date" || k == http.CanonicalHeaderKey(cosmos.HeaderActivityID) {
+				continue
+			}
+			if !slices.Equal(pair[0][k], pair[1][k]) {
+				return fmt.Errorf("header %s: %q, want %q", k, got.Header[k], want.Header[k])
+			}
+		}
+	}
+	return nil
+}
+
+// benchPointReads reads one document from endpoint in parallel for b.N reads.
+func benchPointReads(b *testing.B, tr *cosmos.Transport, endpoint, path, pk string, want []byte) {
+	b.SetParallelism(benchParallelism)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		hdr := http.Header{}
+		hdr.Set(cosmos.HeaderPartitionKey, pk)
+		req := &cosmos.Request{Method: http.MethodGet, Path: path, Header: hdr}
+		ctx := context.Background()
+		for pb.Next() {
+			resp, err := tr.Do(ctx, endpoint, req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if resp.StatusCode != http.StatusOK || len(resp.Body) != len(want) {
+				b.Errorf("status %d, %d bytes, want 200 and %d bytes", resp.StatusCode, len(resp.Body), len(want))
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+}
+
+func BenchmarkPointRead(b *testing.B) {
+	// In memory, zero latency, no faults, no replication lag.
+	s := startTest(b)
+	const id, pk = "bench-doc", `["p1"]`
+	setup := newTestClient(b, s.Key())
+	resp, err := setup.do(s.Endpoint(), http.MethodPost, cosmos.ItemsPath("db", "items"), pkHeader(pk), benchDocument(id, "p1"))
+	if code, _ := statusOf(b, resp, err); code != http.StatusCreated {
+		b.Fatalf("creating the document: %d %s", code, resp.Body)
+	}
+	path := cosmos.ItemPath("db", "items", id)
+	ref, err := setup.do(s.Endpoint(), http.MethodGet, path, pkHeader(pk), nil)
+	if code, _ := statusOf(b, ref, err); code != http.StatusOK {
+		b.Fatalf("reading the document: %d %s", code, ref.Body)
+	}
+	bare := startBareServer(b, ref)
+	got, err := setup.do(bare, http.MethodGet, path, pkHeader(pk), nil)
+	statusOf(b, got, err)
+	if err := sameResponse(ref, got); err != nil {
+		b.Fatalf("the bare handler does not answer like the emulator: %v", err)
+	}
+	b.Logf("document %d bytes, %d response headers", len(ref.Body), len(ref.Header))
+
+	// One client (and connection pool) per target, built the same way.
+	emu, plain := newTestClient(b, s.Key()), newTestClient(b, s.Key())
+	b.Run("emulator", func(b *testing.B) { benchPointReads(b, emu.tr, s.Endpoint(), path, pk, ref.Body) })
+	b.Run("bare-http", func(b *testing.B) { benchPointReads(b, plain.tr, bare, path, pk, ref.Body) })
+}
+
+// BenchmarkCreate measures parallel creates of ~1 KB documents, in memory and with a data
+// directory (one fsync'd bbolt transaction per acknowledged write).
+func BenchmarkCreate(b *testing.B) {
+	for _, persist := range []bool{false, true} {
+		name := "memory"
+		if persist {
+			name = "disk"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := startTest(b, func(c *Config) {
+				if persist {
+					c.DataDir = b.TempDir()
+				}
+			})
+			c := newTestClient(b, s.Key())
+			items := cosmos.ItemsPath("db", "items")
+			var n atomic.Int64
+			b.SetParallelism(benchParallelism)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				for pb.Next() {
+					i := n.Add(1)
+					id, pk := fmt.Sprintf("doc-%d", i), fmt.Sprintf("p%d", i%64)
+					hdr := http.Header{}
+					hdr.Set(cosmos.HeaderPartitionKey, `["`+pk+`"]`)
+					resp, err := c.tr.Do(ctx, s.Endpoint(), &cosmos.Request{Method: http.MethodPost, Path: items, Header: hdr, Body: []byte(benchDocument(id, pk))})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if resp.StatusCode != http.StatusCreated {
+						b.Errorf("status %d: %s", resp.StatusCode, resp.Body)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+		})
+	}
+}
