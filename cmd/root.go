@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/engine"
 )
 
 // Execute runs cosmosctl with the process's arguments and streams and returns the exit code.
@@ -61,7 +63,16 @@ incident can be rehearsed on one machine.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(newEmulatorCmd(io))
+	root.AddCommand(
+		newReadCmd(io),
+		newWriteCmd(io, engine.OpCreate),
+		newWriteCmd(io, engine.OpUpsert),
+		newWriteCmd(io, engine.OpReplace),
+		newDeleteCmd(io),
+		newPatchCmd(io),
+		newRegionsCmd(io),
+		newEmulatorCmd(io),
+	)
 	root.AddCommand(newExitCodesHelpTopic())
 	return root
 }

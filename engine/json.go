@@ -40,3 +40,5 @@ func (d Diagnostics) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
+
+func marshalJSON(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,211 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+// connFlags are the connection and output flags every data command shares.
+type connFlags struct {
+	profile     string
+	endpoint    string
+	keyFile     string
+	database    string
+	container   string
+	preferred   []string
+	exclude     []string
+	region      string
+	e2eTimeout  time.Duration
+	output      string
+	diagnostics bool
+	noColor     bool
+	ephemeral   bool
+	flags       *pflag.FlagSet
+}
+
+func (f *connFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	f.flags = fl
+	fl.StringVar(&f.profile, "profile", "", "profile from the config file ($COSMOSCTL_PROFILE)")
+	fl.StringVar(&f.endpoint, "endpoint", "", "account endpoint, e.g. https://myaccount.documents.azure.com:443/ ($COSMOSCTL_ENDPOINT)")
+	fl.StringVar(&f.keyFile, "key-file", "", "file holding the account key ($COSMOSCTL_KEY_FILE; or the key itself in $COSMOSCTL_KEY)")
+	fl.StringVar(&f.database, "database", "", "database ($COSMOSCTL_DATABASE)")
+	fl.StringVar(&f.container, "container", "", "container ($COSMOSCTL_CONTAINER)")
+	fl.StringSliceVar(&f.preferred, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "regions not to use for this command; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
+	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
+	fl.DurationVar(&f.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout for the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
+	fl.StringVarP(&f.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
+	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
+	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, keep data in memory instead of the user's cache directory")
+}
+
+// configFlags passes on only the flags the user set, so that environment and profile
+// apply to the rest.
+func (f *connFlags) configFlags() config.Flags {
+	var out config.Flags
+	set := f.flags.Changed
+	if set("profile") {
+		out.Profile = &f.profile
+	}
+	if set("endpoint") {
+		out.Endpoint = &f.endpoint
+	}
+	if set("key-file") {
+		out.KeyFile = &f.keyFile
+	}
+	if set("database") {
+		out.Database = &f.database
+	}
+	if set("container") {
+		out.Container = &f.container
+	}
+	if set("preferred-regions") {
+		out.PreferredRegions = &f.preferred
+	}
+	if set("exclude") {
+		out.ExcludeRegions = &f.exclude
+	}
+	if set("e2e-timeout") {
+		out.E2ETimeout = &f.e2eTimeout
+	}
+	if set("output") {
+		out.Output = &f.output
+	}
+	return out
+}
+
+// resolve validates the flags and resolves the settings.
+func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
+	if f.e2eTimeout < 0 {
+		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
+	}
+	if f.flags.Changed("output") && f.output != "table" && f.output != "json" {
+		return config.Settings{}, usageErrorf("--output must be table or json, not %q", f.output)
+	}
+	path, err := config.Path(os.LookupEnv)
+	if err != nil {
+		return config.Settings{}, &UsageError{Err: err}
+	}
+	s, err := config.Resolve(path, f.configFlags(), os.LookupEnv)
+	if err != nil {
+		return s, &UsageError{Err: err}
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(io.ErrOut, "warning: "+w)
+	}
+	return s, nil
+}
+
+// session is a connected engine, and the embedded emulator behind it if there is one.
+type session struct {
+	client   *engine.Client
+	settings config.Settings
+	embedded *emulator.Server
+}
+
+func (s *session) Close() {
+	if s.embedded != nil {
+		s.embedded.Close()
+	}
+}
+
+// connect builds the engine for the resolved settings. With no endpoint configured
+// anywhere it starts the emulator inside this process and says so, once, on stderr.
+func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Settings) (*session, error) {
+	sess := &session{settings: s}
+	endpoint, key := s.Endpoint, s.Key.Reveal()
+	if !s.Configured() {
+		srv, where, err := startEmbedded(f.ephemeral)
+		if err != nil {
+			return nil, fmt.Errorf("starting the embedded emulator: %w", err)
+		}
+		sess.embedded = srv
+		endpoint, key = srv.Endpoint(), srv.Key()
+		if sess.settings.Database == "" {
+			sess.settings.Database = embeddedDatabase
+		}
+		if sess.settings.Container == "" {
+			sess.settings.Container = embeddedContainer
+		}
+		fmt.Fprintf(io.ErrOut, "cosmosctl: no account configured; using the embedded emulator (3 regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.\n", where)
+	} else if key == "" {
+		return nil, usageErrorf("no key for %s: set COSMOSCTL_KEY, use --key-file, or put key_file in the profile", s.Endpoint)
+	}
+	cred, err := cosmos.NewMasterKey(key)
+	if err != nil {
+		sess.Close()
+		return nil, &UsageError{Err: fmt.Errorf("the key from %s: %v", orDefault(s.KeySource, "the embedded emulator"), err)}
+	}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
+	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions})
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	sess.client = client
+	return sess, nil
+}
+
+// excludes returns the regions to exclude: --exclude (or its environment and profile
+// settings), and with --region every region but that one.
+func (f *connFlags) excludes(ctx context.Context, sess *session) ([]string, error) {
+	ex := sess.settings.ExcludeRegions
+	if f.region == "" {
+		return ex, nil
+	}
+	acct, err := sess.client.Account(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	for _, name := range acct.ReadRegions() {
+		if cosmos.SameRegion(name, f.region) {
+			found = true
+			continue
+		}
+		ex = append(ex, name)
+	}
+	if !found {
+		return nil, usageErrorf("--region %q is not a region of this account; its regions are %s", f.region, strings.Join(acct.ReadRegions(), ", "))
+	}
+	return ex, nil
+}
+
+func (f *connFlags) styles(io *IOStreams) output.Styles {
+	return output.StylesFor(io.ErrOut, io.ErrTTY, f.noColor, os.Getenv)
+}
+
+func (f *connFlags) wantJSON(s config.Settings) bool { return s.Output == "json" }
+
+func getenv(k string) string { return os.Getenv(k) }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// isInput reports engine input errors, which are usage errors to the user.
+func asUsage(err error) error {
+	var ie *engine.InputError
+	if errors.As(err, &ie) {
+		return &UsageError{Err: err}
+	}
+	return err
+}

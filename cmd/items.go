@@ -1,0 +1,194 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+// itemOptions are the flags of the item commands.
+type itemOptions struct {
+	conn      connFlags
+	pk        string
+	file      string
+	ifMatch   string
+	ops       []string
+	condition string
+}
+
+const connectionHelp = `
+The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
+variables, or a profile (see cosmosctl config); with none of them the command
+runs against an embedded three-region emulator and says so on stderr.
+
+The item goes to stdout; the per-attempt diagnostics table goes to stderr when
+stderr is a terminal or --diagnostics is given. -o json prints one JSON object
+with the item and the full diagnostics. Exit codes: cosmosctl help exit-codes.`
+
+func newReadCmd(io *IOStreams) *cobra.Command {
+	o := &itemOptions{}
+	c := &cobra.Command{
+		Use:   "read ID --pk VALUE",
+		Short: "Read one item by id and partition key",
+		Long:  "Read one item by id and partition key, from the first effective region, failing over\nto the next on 503, 408 or a network error.\n" + connectionHelp,
+		Example: `  cosmosctl read order-1 --pk tenant-7
+  cosmosctl read order-1 --pk tenant-7 --exclude "East US"      # skip a region in trouble
+  cosmosctl read order-1 --pk tenant-7 --region "West US"       # this region only
+  cosmosctl read order-1 --pk '["acme","user-7"]'               # hierarchical key
+  cosmosctl read order-1 --pk 42 -o json | jq .diagnostics.attempts`,
+		Args: exactArgs(1, "the item id"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), io, engine.Operation{Kind: engine.OpRead, ID: args[0]})
+		},
+	}
+	o.conn.register(c)
+	c.Flags().StringVar(&o.pk, "pk", "", "partition key value: a JSON value, a JSON array for a hierarchical key, or a plain string")
+	return c
+}
+
+func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
+	o := &itemOptions{}
+	var c *cobra.Command
+	switch kind {
+	case engine.OpCreate, engine.OpUpsert:
+		verb := map[engine.OpKind]string{engine.OpCreate: "Create an item (409 if its id exists in its partition)", engine.OpUpsert: "Create an item, or replace it if it exists"}[kind]
+		c = &cobra.Command{
+			Use:   string(kind) + " -f FILE|-",
+			Short: verb,
+			Long:  verb + ".\nThe partition key comes from --pk, or from the document at the container's\npartition key path.\n" + connectionHelp,
+			Example: fmt.Sprintf(`  cosmosctl %[1]s -f order.json
+  echo '{"id":"order-1","pk":"tenant-7","total":42}' | cosmosctl %[1]s -f -`, kind),
+			Args: noArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				body, err := readDocument(o.file, io.In)
+				if err != nil {
+					return err
+				}
+				return o.run(c.Context(), io, engine.Operation{Kind: kind, Body: body})
+			},
+		}
+	case engine.OpReplace:
+		c = &cobra.Command{
+			Use:   "replace ID -f FILE|- [--if-match ETAG]",
+			Short: "Replace an existing item",
+			Long:  "Replace an existing item (404 if it does not exist). With --if-match the replace\nhappens only if the item's etag still matches (412 otherwise).\n" + connectionHelp,
+			Example: `  cosmosctl replace order-1 -f order.json
+  cosmosctl replace order-1 -f order.json --if-match '"00000000-0000-0000-1f2a-5b3c4d5e6f70"'`,
+			Args: exactArgs(1, "the item id"),
+			RunE: func(c *cobra.Command, args []string) error {
+				body, err := readDocument(o.file, io.In)
+				if err != nil {
+					return err
+				}
+				return o.run(c.Context(), io, engine.Operation{Kind: kind, ID: args[0], Body: body, IfMatch: o.ifMatch})
+			},
+		}
+	}
+	o.conn.register(c)
+	c.Flags().StringVarP(&o.file, "file", "f", "", "the document, as a JSON file, or - for standard input")
+	c.Flags().StringVar(&o.pk, "pk", "", "partition key value (default: read from the document)")
+	if kind == engine.OpReplace {
+		c.Flags().StringVar(&o.ifMatch, "if-match", "", "replace only if the item's etag is this one")
+	}
+	return c
+}
+
+func newDeleteCmd(io *IOStreams) *cobra.Command {
+	o := &itemOptions{}
+	c := &cobra.Command{
+		Use:   "delete ID --pk VALUE [--if-match ETAG]",
+		Short: "Delete an item",
+		Long:  "Delete an item. Nothing is printed on success.\n" + connectionHelp,
+		Example: `  cosmosctl delete order-1 --pk tenant-7
+  cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"`,
+		Args: exactArgs(1, "the item id"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), io, engine.Operation{Kind: engine.OpDelete, ID: args[0], IfMatch: o.ifMatch})
+		},
+	}
+	o.conn.register(c)
+	c.Flags().StringVar(&o.pk, "pk", "", "partition key value")
+	c.Flags().StringVar(&o.ifMatch, "if-match", "", "delete only if the item's etag is this one")
+	return c
+}
+
+func newPatchCmd(io *IOStreams) *cobra.Command {
+	o := &itemOptions{}
+	c := &cobra.Command{
+		Use:   "patch ID --pk VALUE --op 'set /path=VALUE' …",
+		Short: "Change parts of an item without replacing it",
+		Long: `Apply partial-update operations to an item, atomically. Each --op is one of
+  set /path=VALUE      add /path=VALUE     replace /path=VALUE
+  incr /path=NUMBER    remove /path        move /from /to
+VALUE is JSON (1, true, "text", {"a":1}); anything that is not JSON is a string.
+At most 10 operations. --condition applies them only if the item matches
+(412 otherwise).
+` + connectionHelp,
+		Example: `  cosmosctl patch order-1 --pk tenant-7 --op 'set /status="shipped"' --op 'incr /version=1'
+  cosmosctl patch order-1 --pk tenant-7 --op 'remove /draft' --condition 'from c where c.status = "open"'`,
+		Args: exactArgs(1, "the item id"),
+		RunE: func(c *cobra.Command, args []string) error {
+			body, err := patchBody(o.ops, o.condition)
+			if err != nil {
+				return err
+			}
+			return o.run(c.Context(), io, engine.Operation{Kind: engine.OpPatch, ID: args[0], Body: body, IfMatch: o.ifMatch})
+		},
+	}
+	o.conn.register(c)
+	c.Flags().StringVar(&o.pk, "pk", "", "partition key value")
+	c.Flags().StringArrayVar(&o.ops, "op", nil, "a patch operation; repeatable")
+	c.Flags().StringVar(&o.condition, "condition", "", "apply only if the item matches, e.g. 'from c where c.status = \"open\"'")
+	c.Flags().StringVar(&o.ifMatch, "if-match", "", "patch only if the item's etag is this one")
+	return c
+}
+
+// run resolves settings, connects, executes the operation and prints the result.
+func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operation) error {
+	switch {
+	case o.conn.flags.Changed("pk"):
+		pk, err := parsePartitionKey(o.pk)
+		if err != nil {
+			return err
+		}
+		op.PartitionKey = pk
+	case op.Kind == engine.OpRead || op.Kind == engine.OpDelete || op.Kind == engine.OpPatch:
+		return usageErrorf("%s needs the item's partition key: add --pk VALUE", op.Kind)
+	}
+	settings, err := o.conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	sess, err := o.conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	op.Database, op.Container = sess.settings.Database, sess.settings.Container
+	op.E2ETimeout = sess.settings.E2ETimeout
+	if op.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+		return err
+	}
+	res, err := sess.client.Execute(ctx, op)
+	return o.render(io, sess, res, err)
+}
+
+func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, err error) error {
+	if o.conn.wantJSON(sess.settings) {
+		if werr := output.WriteJSON(io.Out, output.ResultJSON(res, err)); werr != nil {
+			return werr
+		}
+	} else if err == nil && res != nil {
+		if werr := output.WriteItem(io.Out, res.Body, io.OutTTY); werr != nil {
+			return werr
+		}
+	}
+	if res != nil && res.Diagnostics != nil && (io.ErrTTY || o.conn.diagnostics) && !o.conn.wantJSON(sess.settings) {
+		_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
+	}
+	return asUsage(err)
+}

@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// parsePartitionKey reads --pk: a JSON value ("tenant-1" quoted, 42, true, null), a JSON
+// array for a hierarchical key (["acme", "user-7"]), or else a plain string, so that the
+// common case needs no quoting: --pk tenant-1.
+func parsePartitionKey(s string) (cosmos.PartitionKey, error) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "[") {
+		pk, err := cosmos.ParsePartitionKeyJSON(t)
+		if err != nil {
+			return nil, usageErrorf("--pk %s: %v; a hierarchical key is a JSON array such as '[\"acme\",\"user-7\"]'", s, err)
+		}
+		return pk, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil && !dec.More() {
+		switch v.(type) {
+		case map[string]any:
+			return nil, usageErrorf("--pk %s: a partition key value is a string, number, boolean or null, not an object", s)
+		}
+		pk, err := cosmos.PK(v)
+		if err != nil {
+			return nil, usageErrorf("--pk %s: %v", s, err)
+		}
+		return pk, nil
+	}
+	return cosmos.PartitionKey{{Kind: cosmos.KindString, Str: s}}, nil
+}
+
+// readDocument reads -f FILE, or standard input for "-".
+func readDocument(path string, stdin io.Reader) ([]byte, error) {
+	if path == "" {
+		return nil, usageErrorf("give the document with -f FILE, or -f - to read it from standard input")
+	}
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, usageErrorf("file %s does not exist: check the path given to -f", path)
+		}
+		return nil, usageErrorf("cannot read %s: %v", path, err)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, usageErrorf("the document in %s is empty", nameOf(path))
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, usageErrorf("the document in %s is not valid JSON: %v", nameOf(path), err)
+	}
+	return data, nil
+}
+
+func nameOf(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	return path
+}
+
+// patchOp is one operation of a patch request body.
+type patchOp struct {
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	From  string          `json:"from,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// parsePatchOp reads one --op: "set /a=1", "add /tags/-=\"x\"", "replace /name=alice",
+// "incr /count=1", "remove /old", "move /from /to". A value that is not valid JSON is
+// taken as a string, like --pk.
+func parsePatchOp(s string) (patchOp, error) {
+	verb, rest, _ := strings.Cut(strings.TrimSpace(s), " ")
+	verb = strings.ToLower(verb)
+	rest = strings.TrimSpace(rest)
+	bad := func(why string) (patchOp, error) {
+		return patchOp{}, usageErrorf("--op %q: %s (forms: 'set /path=VALUE', 'add', 'replace', 'incr' alike, 'remove /path', 'move /from /to')", s, why)
+	}
+	if !strings.HasPrefix(rest, "/") {
+		return bad("the path must start with /")
+	}
+	switch verb {
+	case "remove":
+		if strings.ContainsAny(rest, " =") {
+			return bad("remove takes a path only")
+		}
+		return patchOp{Op: verb, Path: rest}, nil
+	case "move":
+		from, to, ok := strings.Cut(rest, " ")
+		to = strings.TrimSpace(to)
+		if !ok || !strings.HasPrefix(to, "/") {
+			return bad("move takes two paths: 'move /from /to'")
+		}
+		return patchOp{Op: verb, Path: to, From: from}, nil
+	case "set", "add", "replace", "incr":
+		path, value, ok := strings.Cut(rest, "=")
+		if !ok {
+			return bad(verb + " needs a value: '" + verb + " /path=VALUE'")
+		}
+		raw := json.RawMessage(value)
+		if !json.Valid(raw) {
+			raw, _ = json.Marshal(value)
+		}
+		if verb == "incr" {
+			var n json.Number
+			if json.Unmarshal(raw, &n) != nil {
+				return bad("incr needs a number")
+			}
+		}
+		return patchOp{Op: verb, Path: strings.TrimSpace(path), Value: raw}, nil
+	}
+	return bad(fmt.Sprintf("unknown operation %q", verb))
+}
+
+// patchBody builds the PATCH request body from --op and --condition.
+func patchBody(ops []string, condition string) ([]byte, error) {
+	if len(ops) == 0 {
+		return nil, usageErrorf("give at least one --op, e.g. --op 'set /status=\"shipped\"'")
+	}
+	if len(ops) > 10 {
+		return nil, usageErrorf("at most 10 --op are allowed in one patch, got %d", len(ops))
+	}
+	body := struct {
+		Condition  string    `json:"condition,omitempty"`
+		Operations []patchOp `json:"operations"`
+	}{Condition: condition}
+	for _, s := range ops {
+		op, err := parsePatchOp(s)
+		if err != nil {
+			return nil, err
+		}
+		body.Operations = append(body.Operations, op)
+	}
+	if c := strings.TrimSpace(condition); c != "" && !strings.HasPrefix(strings.ToLower(c), "from ") {
+		return nil, usageErrorf("--condition %q must be of the form 'from c where …'", condition)
+	}
+	return json.Marshal(body)
+}
