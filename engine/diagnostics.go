@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 )
@@ -55,30 +56,30 @@ type RegionNote struct {
 
 // Diagnostics is everything the engine did for one operation.
 type Diagnostics struct {
-	Operation        OpKind       `json:"operation"`
-	Database         string       `json:"database"`
-	Container        string       `json:"container"`
-	ID               string       `json:"id,omitempty"`
-	PartitionKey     string       `json:"partition_key,omitempty"`
-	PreferredRegions []string     `json:"preferred_regions"`
-	ExcludedRegions  []string     `json:"excluded_regions"`
-	EffectiveRegions []string     `json:"effective_regions"`
-	Regions          []RegionNote `json:"regions"`
+	Operation        OpKind          `json:"operation"`
+	Database         string          `json:"database"`
+	Container        string          `json:"container"`
+	ID               string          `json:"id,omitempty"`
+	PartitionKey     json.RawMessage `json:"partition_key"`
+	PreferredRegions []string        `json:"preferred_regions"`
+	ExcludedRegions  []string        `json:"excluded_regions"`
+	EffectiveRegions []string        `json:"effective_regions"`
+	Regions          []RegionNote    `json:"regions"`
 	// Fallback explains why an operation used a region outside its effective list
 	// (every region excluded, or a write on a single-write account).
-	Fallback string `json:"fallback,omitempty"`
+	Fallback string `json:"fallback"`
 	// HedgeConfig describes the availability strategy ("off" until hedging is enabled).
 	HedgeConfig      string        `json:"hedge_config"`
 	E2ETimeout       time.Duration `json:"-"`
 	Attempts         []Attempt     `json:"attempts"`
 	ContactedRegions []string      `json:"contacted_regions"`
 	RespondedRegions []string      `json:"responded_regions"`
-	WinningRegion    string        `json:"winning_region,omitempty"`
-	WinningAttempt   int           `json:"winning_attempt,omitempty"`
+	WinningRegion    string        `json:"winning_region"`
+	WinningAttempt   int           `json:"winning_attempt"`
 	RequestCharge    float64       `json:"request_charge"`
 	Duration         time.Duration `json:"-"`
 	TimedOut         bool          `json:"timed_out"`
-	Notes            []string      `json:"notes,omitempty"`
+	Notes            []string      `json:"notes"`
 }
 
 // recorder builds Diagnostics while the operation runs. Attempts run concurrently once

@@ -226,7 +226,7 @@ func TestWritesTakeTheirPartitionKeyFromTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Diagnostics.PartitionKey != `["t",7]` || res.Diagnostics.ID != "1" {
+	if string(res.Diagnostics.PartitionKey) != `["t",7]` || res.Diagnostics.ID != "1" {
 		t.Fatalf("partition key %s id %s", res.Diagnostics.PartitionKey, res.Diagnostics.ID)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -66,7 +67,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(err)
 	}
 	rec.mu.Lock()
-	rec.d.ID, rec.d.PartitionKey = op.ID, op.PartitionKey.JSON()
+	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
 	rec.mu.Unlock()
 
 	err = c.runArm(ctx, rec, res, &op, acct, plan)

@@ -35,6 +35,12 @@ func (d Diagnostics) MarshalJSON() ([]byte, error) {
 			*p = []string{}
 		}
 	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	if out.PartitionKey == nil {
+		out.PartitionKey = json.RawMessage("null")
+	}
 	if out.Regions == nil {
 		out.Regions = []RegionNote{}
 	}

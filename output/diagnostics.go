@@ -1,0 +1,287 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/engine"
+)
+
+// shortActivityID is how much of an activity id the table shows: enough to tell attempts
+// apart and to grep logs; the JSON carries the full id for a support ticket.
+const shortActivityID = 8
+
+// WriteDiagnostics writes the per-attempt account of one operation for a person (stderr):
+// what was configured, one row per request on the wire with a timeline, and what came of
+// it. Scripts read the same data as JSON (ResultJSON); nothing here is meant to be parsed.
+func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
+	if d == nil {
+		return nil
+	}
+	sym := st.sym()
+	ew := &errWriter{w: w}
+
+	// What the operation was asked to do, and where it was allowed to go.
+	head := &labelled{st: st}
+	head.add("operation", describeOperation(d))
+	head.add("hedging", orDefault(d.HedgeConfig, "off"))
+	head.add("effective regions", list(d.EffectiveRegions, sym.arrow))
+	head.add("excluded regions", list(d.ExcludedRegions, ", "))
+	if d.E2ETimeout > 0 {
+		head.add("end-to-end timeout", HumanDuration(d.E2ETimeout))
+	}
+	if d.Fallback != "" {
+		head.add("fallback", st.Warn(d.Fallback))
+	}
+	head.write(ew)
+	ew.printf("\n")
+
+	// What went on the wire.
+	total := timelineSpan(d)
+	t := NewTable(ew, st, "#", "REGION", "REASON", "START", "DURATION", "STATUS", "RU", "OUTCOME",
+		"TIMELINE 0"+sym.rangeTo+HumanDuration(total), "ACTIVITY ID")
+	t.AlignRight(0, 3, 4, 6)
+	for _, a := range d.Attempts {
+		t.Append(
+			strconv.Itoa(a.N),
+			a.Region,
+			string(a.Reason),
+			"+"+HumanDuration(a.Start),
+			attemptDuration(a, sym),
+			status(a.StatusCode, a.SubStatus, sym),
+			charge(a, sym),
+			paintOutcome(st, a.Outcome, string(a.Outcome)),
+			paintOutcome(st, a.Outcome, timeline(a, total, sym)),
+			orDefault(truncate(a.ActivityID, shortActivityID), sym.dash),
+		)
+	}
+	if len(d.Attempts) == 0 {
+		ew.printf("%s\n", st.Faint("no request was sent"))
+	} else if err := t.Render(); err != nil {
+		return err
+	}
+	ew.printf("\n")
+
+	// What came of it.
+	tail := &labelled{st: st}
+	tail.add("contacted regions", list(d.ContactedRegions, ", "))
+	tail.add("responded regions", list(d.RespondedRegions, ", "))
+	tail.add("winner", winner(d, st))
+	tail.add("request charge", totalCharge(d))
+	tail.add("duration", HumanDuration(d.Duration))
+	if d.TimedOut {
+		tail.add("timed out", paintLines(st.Bad, timeoutSummary(d)))
+	}
+	if notes := diagnosticNotes(d); len(notes) > 0 {
+		tail.add("notes", strings.Join(notes, "\n"))
+	}
+	tail.write(ew)
+	return ew.err
+}
+
+// describeOperation reads as a sentence: read "order-1" in shop/orders, partition key ["alice"].
+func describeOperation(d *engine.Diagnostics) string {
+	var b strings.Builder
+	b.WriteString(string(d.Operation))
+	if d.ID != "" {
+		b.WriteString(" " + strconv.Quote(d.ID))
+	}
+	if d.Database != "" || d.Container != "" {
+		b.WriteString(" in " + d.Database + "/" + d.Container)
+	}
+	if len(d.PartitionKey) > 0 {
+		b.WriteString(", partition key " + string(d.PartitionKey))
+	}
+	return b.String()
+}
+
+func attemptDuration(a engine.Attempt, sym symbols) string {
+	if a.Outcome == engine.OutcomeInFlight {
+		return sym.dash
+	}
+	return HumanDuration(a.Duration)
+}
+
+func status(code, sub int, sym symbols) string {
+	switch {
+	case code == 0:
+		return sym.dash
+	case sub == 0:
+		return strconv.Itoa(code)
+	default:
+		return fmt.Sprintf("%d/%d", code, sub)
+	}
+}
+
+// charge shows a dash for an attempt that got no response: its charge is unknown, not
+// zero (a cancelled read may still have been billed by the service).
+func charge(a engine.Attempt, sym symbols) string {
+	if a.StatusCode == 0 && a.RequestCharge == 0 {
+		return sym.dash
+	}
+	return fmt.Sprintf("%.2f", a.RequestCharge)
+}
+
+func paintOutcome(st Styles, o engine.Outcome, text string) string {
+	switch o {
+	case engine.OutcomeWon:
+		return st.Good(text)
+	case engine.OutcomeFailed:
+		return st.Bad(text)
+	case engine.OutcomeCancelled:
+		return st.Warn(text)
+	case engine.OutcomeLost:
+		return st.Faint(text)
+	}
+	return text
+}
+
+func winner(d *engine.Diagnostics, st Styles) string {
+	if d.WinningRegion == "" {
+		return st.Bad("none")
+	}
+	return st.Good(fmt.Sprintf("%s (attempt %d)", d.WinningRegion, d.WinningAttempt))
+}
+
+// totalCharge states the whole bill, and how much of it bought nothing: the answers that
+// lost a hedge race are the price of the lower tail latency.
+func totalCharge(d *engine.Diagnostics) string {
+	s := fmt.Sprintf("%.2f RU total", d.RequestCharge)
+	var extra float64
+	for _, a := range d.Attempts {
+		if a.N != d.WinningAttempt {
+			extra += a.RequestCharge
+		}
+	}
+	if extra > 0 && d.WinningAttempt != 0 {
+		s += fmt.Sprintf(" (%.2f RU from attempts that did not win)", extra)
+	}
+	return s
+}
+
+func timeoutSummary(d *engine.Diagnostics) string {
+	var b strings.Builder
+	if d.E2ETimeout > 0 {
+		fmt.Fprintf(&b, "the end-to-end timeout of %s expired", HumanDuration(d.E2ETimeout))
+	} else {
+		b.WriteString("the end-to-end timeout expired")
+	}
+	fmt.Fprintf(&b, " after %s with no final answer", HumanDuration(d.Duration))
+	for _, a := range d.Attempts {
+		fmt.Fprintf(&b, "\n#%d %s: %s", a.N, a.Region, attemptState(a))
+	}
+	return b.String()
+}
+
+func attemptState(a engine.Attempt) string {
+	switch a.Outcome {
+	case engine.OutcomeInFlight:
+		return "still in flight"
+	case engine.OutcomeCancelled:
+		return "cancelled after " + HumanDuration(a.Duration)
+	case engine.OutcomeFailed:
+		if a.StatusCode != 0 {
+			return fmt.Sprintf("failed with %s", status(a.StatusCode, a.SubStatus, symbols{}))
+		}
+		return "failed with no response"
+	default:
+		return fmt.Sprintf("%s with %s", a.Outcome, status(a.StatusCode, a.SubStatus, symbols{dash: "no status"}))
+	}
+}
+
+// diagnosticNotes are the attempts' errors and decisions, in attempt order, then the
+// engine's own notes.
+func diagnosticNotes(d *engine.Diagnostics) []string {
+	var notes []string
+	for _, a := range d.Attempts {
+		if a.Error != "" {
+			notes = append(notes, fmt.Sprintf("#%d %s: %s", a.N, a.Region, a.Error))
+		}
+		if a.Note != "" {
+			notes = append(notes, fmt.Sprintf("#%d %s", a.N, a.Note))
+		}
+	}
+	return append(notes, d.Notes...)
+}
+
+// paintLines colours each line on its own: lipgloss pads a multi-line block to a
+// rectangle, which would leave trailing blanks.
+func paintLines(paint func(string) string, text string) string {
+	lines := strings.Split(text, "\n")
+	for i := range lines {
+		lines[i] = paint(lines[i])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func list(items []string, sep string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, sep)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// labelled is a block of "label   value" lines with the values aligned.
+type labelled struct {
+	st     Styles
+	labels []string
+	values []string
+}
+
+func (l *labelled) add(label, value string) {
+	l.labels = append(l.labels, label)
+	l.values = append(l.values, value)
+}
+
+func (l *labelled) write(w *errWriter) {
+	width := 0
+	for _, s := range l.labels {
+		width = max(width, len(s))
+	}
+	indent := strings.Repeat(" ", width+2)
+	for i, label := range l.labels {
+		// Continuation lines of a multi-line value line up under its first line.
+		for j, line := range strings.Split(l.values[i], "\n") {
+			if j == 0 {
+				w.printf("%s%s%s\n", l.st.Faint(label), indent[len(label):], line)
+			} else {
+				w.printf("%s%s\n", indent, line)
+			}
+		}
+	}
+}
+
+// errWriter keeps the first write error so that rendering code reads straight through.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(e, format, args...)
+}

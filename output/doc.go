@@ -1,0 +1,12 @@
+// Package output renders what the engine did for the two audiences cosmosctl serves:
+// aligned tables with optional colour for a person at a terminal, and stable JSON with
+// units in the field names for a script.
+//
+// It owns the colour decision (terminal, NO_COLOR, --no-color, TERM=dumb), the
+// per-attempt diagnostics table with its timeline, the JSON object of item commands, item
+// printing, and a borderless table helper for the other commands.
+//
+// It must not decide exit codes (package cmd maps errors to them in one place), read
+// flags or the environment directly (callers pass getenv), or write anywhere but the
+// writer it is given: callers choose stdout for data and stderr for diagnostics.
+package output
