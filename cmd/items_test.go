@@ -148,21 +148,25 @@ func normalise(s string) string {
 func TestJSONOutputMatchesGoldenFiles(t *testing.T) {
 	srv := testAccount(t)
 	cosmosctl(t, `{"id":"g1","pk":"t1","name":"golden","tags":["b","a"]}`, "create", "-f", "-")
-	_, err := srv.AddFault(faults.Rule{Region: "East US", Operations: []string{"read"}, Effect: "status", Status: 503, Count: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		golden string
+		fault  *faults.Rule
 		args   []string
 		code   int
 	}{
-		{"read_failover.json", []string{"read", "g1", "--pk", "t1", "-o", "json"}, ExitOK},
-		{"read_not_found.json", []string{"read", "nope", "--pk", "t1", "-o", "json", "--exclude", "North Europe"}, ExitNotFound},
-		{"delete.json", []string{"delete", "g1", "--pk", "t1", "-o", "json"}, ExitOK},
+		{"read_failover.json", &faults.Rule{Region: "East US", Operations: []string{"read"}, Effect: "status", Status: 503, Count: 1}, []string{"read", "g1", "--pk", "t1", "-o", "json"}, ExitOK},
+		{"read_not_found.json", nil, []string{"read", "nope", "--pk", "t1", "-o", "json", "--exclude", "North Europe"}, ExitNotFound},
+		{"delete.json", nil, []string{"delete", "g1", "--pk", "t1", "-o", "json"}, ExitOK},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {
+			if tc.fault != nil {
+				r, err := srv.AddFault(*tc.fault)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Faults().Remove(r.ID)
+			}
 			r := cosmosctl(t, "", tc.args...)
 			if r.code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", r.code, tc.code, r.errOut)

@@ -163,3 +163,7 @@ func parseFloat(s string) float64 {
 	}
 	return f
 }
+
+// ShortMessage is the human part of the service's message, without the diagnostic lines
+// real accounts append ("ActivityId: …, Request URI: …").
+func (e *Error) ShortMessage() string { return firstLine(e.Message) }

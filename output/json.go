@@ -129,7 +129,7 @@ func errorObject(err error) *ErrorObject {
 		if code == "" {
 			code = cosmos.StatusName(ce.StatusCode, ce.SubStatus)
 		}
-		msg := ce.Message
+		msg := ce.ShortMessage()
 		if msg == "" {
 			msg = err.Error()
 		}
