@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,18 +17,11 @@ import (
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
-// connFlags are the connection and output flags every data command shares.
+// connFlags are the flags every data command shares: the settings flags, and how to
+// reach and show the account for this one command.
 type connFlags struct {
-	profile     string
-	endpoint    string
-	keyFile     string
-	database    string
-	container   string
-	preferred   []string
-	exclude     []string
+	settingsFlags
 	region      string
-	e2eTimeout  time.Duration
-	output      string
 	diagnostics bool
 	noColor     bool
 	ephemeral   bool
@@ -39,71 +31,25 @@ type connFlags struct {
 func (f *connFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	f.flags = fl
-	fl.StringVar(&f.profile, "profile", "", "profile from the config file ($COSMOSCTL_PROFILE)")
-	fl.StringVar(&f.endpoint, "endpoint", "", "account endpoint, e.g. https://myaccount.documents.azure.com:443/ ($COSMOSCTL_ENDPOINT)")
-	fl.StringVar(&f.keyFile, "key-file", "", "file holding the account key ($COSMOSCTL_KEY_FILE; or the key itself in $COSMOSCTL_KEY)")
-	fl.StringVar(&f.database, "database", "", "database ($COSMOSCTL_DATABASE)")
-	fl.StringVar(&f.container, "container", "", "container ($COSMOSCTL_CONTAINER)")
-	fl.StringSliceVar(&f.preferred, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
-	fl.StringSliceVar(&f.exclude, "exclude", nil, "regions not to use for this command; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
+	f.settingsFlags.register(fl)
 	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
-	fl.DurationVar(&f.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout for the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
-	fl.StringVarP(&f.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
 	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
 	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, keep data in memory instead of the user's cache directory")
 }
 
-// configFlags passes on only the flags the user set, so that environment and profile
-// apply to the rest.
-func (f *connFlags) configFlags() config.Flags {
-	var out config.Flags
-	set := f.flags.Changed
-	if set("profile") {
-		out.Profile = &f.profile
-	}
-	if set("endpoint") {
-		out.Endpoint = &f.endpoint
-	}
-	if set("key-file") {
-		out.KeyFile = &f.keyFile
-	}
-	if set("database") {
-		out.Database = &f.database
-	}
-	if set("container") {
-		out.Container = &f.container
-	}
-	if set("preferred-regions") {
-		out.PreferredRegions = &f.preferred
-	}
-	if set("exclude") {
-		out.ExcludeRegions = &f.exclude
-	}
-	if set("e2e-timeout") {
-		out.E2ETimeout = &f.e2eTimeout
-	}
-	if set("output") {
-		out.Output = &f.output
-	}
-	return out
-}
-
-// resolve validates the flags and resolves the settings.
+// resolve validates the flags and resolves the settings, printing configuration
+// warnings on stderr.
 func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	if f.e2eTimeout < 0 {
 		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
 	}
-	if f.flags.Changed("output") && f.output != "table" && f.output != "json" {
+	if f.flags.Changed("output") && f.output != config.OutputTable && f.output != config.OutputJSON {
 		return config.Settings{}, usageErrorf("--output must be table or json, not %q", f.output)
 	}
-	path, err := config.Path(os.LookupEnv)
+	s, err := f.settingsFlags.resolve(f.flags)
 	if err != nil {
-		return config.Settings{}, &UsageError{Err: err}
-	}
-	s, err := config.Resolve(path, f.configFlags(), os.LookupEnv)
-	if err != nil {
-		return s, &UsageError{Err: err}
+		return s, err
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(io.ErrOut, "warning: "+w)

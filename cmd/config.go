@@ -1,0 +1,537 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/cosmosctl/cosmosctl/config"
+)
+
+const configLong = `Profiles keep an account's endpoint, key and defaults in a TOML file, so that
+commands need no flags. Each setting is taken from the first of:
+
+  1. a flag                    --endpoint, --key-file, --database, --exclude, -o ...
+  2. an environment variable   COSMOSCTL_ENDPOINT, COSMOSCTL_KEY, ...
+  3. the profile               --profile, else $COSMOSCTL_PROFILE, else default_profile
+  4. the built-in default
+
+With no endpoint anywhere, commands use an embedded emulator and say so.
+At one level, a separate endpoint or key beats a connection string.
+
+The file is $COSMOSCTL_CONFIG, else cosmosctl/config.toml in the user configuration
+directory (` + "`cosmosctl config path`" + ` prints it):
+
+  default_profile = "prod"
+
+  [profiles.prod]
+  endpoint = "https://myaccount.documents.azure.com:443/"
+  key_file = "~/.config/cosmosctl/prod.key"  # or key = "…" or connection_string = "…"
+  database = "app"
+  container = "orders"
+  preferred_regions = ["East US", "West US"]
+  exclude_regions = []
+  e2e_timeout = "5s"
+  output = "table"                           # table | json
+
+  [profiles.prod.hedging]
+  mode = "threshold"                         # threshold | adaptive | off
+  threshold = "300ms"
+  step = "100ms"
+  max_regions = 3
+  budget = "10%"
+
+  [profiles.prod.write_retries]
+  policy = "tracking-id"                     # off | retries | tracking-id
+
+A relative key_file is relative to the config file's directory. A file holding an
+inline key must be readable by you alone (chmod 600); ` + "`config set`" + ` writes it so.
+Unknown settings are errors, so that a misspelt setting never silently does nothing.
+
+Environment variables:
+  COSMOSCTL_CONFIG               the config file
+  COSMOSCTL_PROFILE              the profile
+  COSMOSCTL_ENDPOINT             account endpoint
+  COSMOSCTL_KEY                  account key
+  COSMOSCTL_KEY_FILE             file holding the account key
+  COSMOSCTL_CONNECTION_STRING    AccountEndpoint=…;AccountKey=…;
+  COSMOSCTL_DATABASE, COSMOSCTL_CONTAINER
+  COSMOSCTL_PREFERRED_REGIONS    comma-separated
+  COSMOSCTL_EXCLUDE_REGIONS      comma-separated
+  COSMOSCTL_E2E_TIMEOUT          e.g. 5s
+  COSMOSCTL_OUTPUT               table or json
+  COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID
+A variable set to the empty string counts as unset.`
+
+func newConfigCmd(io *IOStreams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "config",
+		Short: "Profiles: where the endpoint, key and defaults come from",
+		Long:  configLong,
+		Example: `  # a profile for an account, with the key kept out of process arguments
+  cosmosctl config set --profile prod endpoint https://myaccount.documents.azure.com:443/
+  printf %s "$COSMOS_KEY" | cosmosctl config set --profile prod key
+  cosmosctl config set default_profile prod
+
+  # what a command would use, and why
+  cosmosctl config show
+  COSMOSCTL_DATABASE=test cosmosctl config show --profile prod`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q for %s: use list, show, set or path", args[0], c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newConfigListCmd(io), newConfigShowCmd(io), newConfigSetCmd(io), newConfigPathCmd(io))
+	return c
+}
+
+// settingsFlags are the flags that override configured settings. Every command that talks
+// to an account takes them; `config show` takes them too, to show what such a command
+// would use.
+type settingsFlags struct {
+	profile, endpoint, keyFile, database, container, output string
+	preferredRegions, excludeRegions                        []string
+	e2eTimeout                                              time.Duration
+}
+
+func (s *settingsFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&s.profile, "profile", "", "profile from the config file ($COSMOSCTL_PROFILE, else default_profile)")
+	f.StringVar(&s.endpoint, "endpoint", "", "account endpoint, e.g. https://myaccount.documents.azure.com:443/ ($COSMOSCTL_ENDPOINT)")
+	f.StringVar(&s.keyFile, "key-file", "", "file holding the account key ($COSMOSCTL_KEY_FILE, or the key itself in $COSMOSCTL_KEY; never an argument)")
+	f.StringVar(&s.database, "database", "", "database ($COSMOSCTL_DATABASE)")
+	f.StringVar(&s.container, "container", "", "container ($COSMOSCTL_CONTAINER)")
+	f.StringSliceVar(&s.preferredRegions, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
+	f.StringSliceVar(&s.excludeRegions, "exclude", nil, "regions not to use; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
+	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
+	f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+}
+
+// resolve returns the settings from the flags the user set, the environment and the
+// config file. Configuration errors are usage errors.
+func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
+	path, err := config.Path(os.LookupEnv)
+	if err != nil {
+		return config.Settings{}, &UsageError{Err: err}
+	}
+	var fl config.Flags
+	if f.Changed("profile") {
+		fl.Profile = &s.profile
+	}
+	if f.Changed("endpoint") {
+		fl.Endpoint = &s.endpoint
+	}
+	if f.Changed("key-file") {
+		fl.KeyFile = &s.keyFile
+	}
+	if f.Changed("database") {
+		fl.Database = &s.database
+	}
+	if f.Changed("container") {
+		fl.Container = &s.container
+	}
+	if f.Changed("preferred-regions") {
+		fl.PreferredRegions = &s.preferredRegions
+	}
+	if f.Changed("exclude") {
+		fl.ExcludeRegions = &s.excludeRegions
+	}
+	if f.Changed("e2e-timeout") {
+		fl.E2ETimeout = &s.e2eTimeout
+	}
+	if f.Changed("output") {
+		fl.Output = &s.output
+	}
+	st, err := config.Resolve(path, fl, os.LookupEnv)
+	if err != nil {
+		return st, &UsageError{Err: err}
+	}
+	return st, nil
+}
+
+func newConfigPathCmd(io *IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:     "path",
+		Short:   "Print the config file's path",
+		Long:    "Print the config file's path: $COSMOSCTL_CONFIG, else cosmosctl/config.toml in the\nuser configuration directory. The file need not exist.",
+		Example: "  cosmosctl config path\n  $EDITOR \"$(cosmosctl config path)\"",
+		Args:    noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			path, err := config.Path(os.LookupEnv)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			fmt.Fprintln(io.Out, path)
+			return nil
+		},
+	}
+}
+
+// configListOptions are the flags of `config list`.
+type configListOptions struct {
+	Output string
+}
+
+func newConfigListCmd(io *IOStreams) *cobra.Command {
+	opts := &configListOptions{}
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List the profiles in the config file, marking the default",
+		Example: "  cosmosctl config list\n  cosmosctl config list -o json | jq -r '.profiles[].name'",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("output") {
+				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
+					opts.Output = v
+				}
+			}
+			opts.Output = strings.ToLower(opts.Output)
+			if opts.Output != config.OutputTable && opts.Output != config.OutputJSON {
+				return usageErrorf("--output must be table or json, not %q", opts.Output)
+			}
+			path, err := config.Path(os.LookupEnv)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			return runConfigList(io, opts, path)
+		},
+	}
+	c.Flags().StringVarP(&opts.Output, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	return c
+}
+
+type listedProfile struct {
+	Name      string `json:"name"`
+	Default   bool   `json:"default"`
+	Endpoint  string `json:"endpoint"`
+	Database  string `json:"database"`
+	Container string `json:"container"`
+}
+
+func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
+	f, err := config.Load(path)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	printConfigWarnings(io, f.Warnings)
+	profiles := []listedProfile{}
+	for _, name := range f.ProfileNames() {
+		p := f.Profiles[name]
+		endpoint := p.Endpoint
+		if endpoint == "" && p.ConnectionString != "" {
+			endpoint, _, _ = config.ParseConnectionString(p.ConnectionString.Reveal())
+		}
+		profiles = append(profiles, listedProfile{Name: name, Default: name == f.DefaultProfile,
+			Endpoint: endpoint, Database: p.Database, Container: p.Container})
+	}
+	if opts.Output == config.OutputJSON {
+		return printJSON(io, struct {
+			ConfigFile     string          `json:"config_file"`
+			Exists         bool            `json:"exists"`
+			DefaultProfile string          `json:"default_profile"`
+			Profiles       []listedProfile `json:"profiles"`
+		}{path, f.Exists, f.DefaultProfile, profiles})
+	}
+	if !f.Exists {
+		fmt.Fprintf(io.ErrOut, "no config file at %s: create a profile with `cosmosctl config set --profile NAME endpoint URL`\n", path)
+		return nil
+	}
+	fmt.Fprintf(io.ErrOut, "config file %s\n", path)
+	if len(profiles) == 0 {
+		fmt.Fprintln(io.ErrOut, "no profiles: create one with `cosmosctl config set --profile NAME endpoint URL`")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEFAULT\tPROFILE\tENDPOINT\tDATABASE\tCONTAINER")
+	for _, p := range profiles {
+		mark := ""
+		if p.Default {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", mark, p.Name, dashIfEmpty(p.Endpoint), dashIfEmpty(p.Database), dashIfEmpty(p.Container))
+	}
+	return tw.Flush()
+}
+
+func newConfigShowCmd(io *IOStreams) *cobra.Command {
+	flags := &settingsFlags{}
+	c := &cobra.Command{
+		Use:   "show",
+		Short: "Show the settings a command would use and where each comes from",
+		Long: `Show the settings a command would use with the same flags, profile and environment,
+and where each comes from: a flag, an environment variable, the profile or the
+built-in default. The account key is masked (first and last four characters).`,
+		Example: `  cosmosctl config show
+  cosmosctl config show --profile staging -o json | jq '.settings.endpoint'
+  COSMOSCTL_PREFERRED_REGIONS="West US,East US" cosmosctl config show`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, err := flags.resolve(c.Flags())
+			if err != nil {
+				return err
+			}
+			return runConfigShow(io, st)
+		},
+	}
+	flags.register(c.Flags())
+	return c
+}
+
+// shownSetting is one row of `config show`. JSON names durations with their unit
+// (e2e_timeout_ms), as everywhere in cosmosctl's JSON.
+type shownSetting struct {
+	name     string // as in the config file
+	jsonName string
+	text     string // for the table
+	Value    any    `json:"value"`
+	Source   string `json:"source"`
+}
+
+func shownSettings(st config.Settings) []shownSetting {
+	row := func(name string, value any, text string) shownSetting {
+		return shownSetting{name: name, jsonName: name, text: text, Value: value, Source: st.Source(name)}
+	}
+	dur := func(name string, d time.Duration) shownSetting {
+		r := row(name, float64(d)/float64(time.Millisecond), "")
+		r.jsonName = name + "_ms"
+		if d > 0 {
+			r.text = d.String()
+		}
+		return r
+	}
+	key := row("key", config.Mask(st.Key.Reveal()), config.Mask(st.Key.Reveal()))
+	if st.KeySource != "" {
+		key.Source = st.KeySource
+	}
+	h := st.Hedging
+	budget := row("hedging.budget", h.BudgetPercent, "")
+	budget.jsonName = "hedging.budget_percent"
+	if st.Source("hedging.budget") != config.SourceDefault {
+		budget.text = fmt.Sprintf("%g%%", h.BudgetPercent)
+	}
+	maxRegions := row("hedging.max_regions", h.MaxRegions, "")
+	if h.MaxRegions > 0 {
+		maxRegions.text = fmt.Sprint(h.MaxRegions)
+	}
+	return []shownSetting{
+		row("profile", st.Profile, st.Profile),
+		row("endpoint", st.Endpoint, st.Endpoint),
+		key,
+		row("database", st.Database, st.Database),
+		row("container", st.Container, st.Container),
+		row("preferred_regions", st.PreferredRegions, strings.Join(st.PreferredRegions, ",")),
+		row("exclude_regions", st.ExcludeRegions, strings.Join(st.ExcludeRegions, ",")),
+		dur("e2e_timeout", st.E2ETimeout),
+		row("output", st.Output, st.Output),
+		row("hedging.mode", h.Mode, string(h.Mode)),
+		dur("hedging.threshold", h.Threshold),
+		dur("hedging.step", h.Step),
+		maxRegions,
+		budget,
+		row("write_retries.policy", st.WriteRetries.Policy, string(st.WriteRetries.Policy)),
+	}
+}
+
+func runConfigShow(io *IOStreams, st config.Settings) error {
+	printConfigWarnings(io, st.Warnings)
+	rows := shownSettings(st)
+	if st.Output == config.OutputJSON {
+		settings := map[string]shownSetting{}
+		for _, r := range rows {
+			settings[r.jsonName] = r
+		}
+		if err := printJSON(io, struct {
+			ConfigFile string                  `json:"config_file"`
+			Configured bool                    `json:"configured"`
+			Settings   map[string]shownSetting `json:"settings"`
+		}{st.ConfigFile, st.Configured(), settings}); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SETTING\tVALUE\tSOURCE")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, dashIfEmpty(r.text), r.Source)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "config file %s\n", st.ConfigFile)
+	}
+	switch {
+	case !st.Configured():
+		fmt.Fprintln(io.ErrOut, "no account endpoint is configured: commands will use the embedded emulator (set one with `cosmosctl config set endpoint URL`, COSMOSCTL_ENDPOINT or --endpoint)")
+	case st.Key == "":
+		fmt.Fprintf(io.ErrOut, "%s\n", "no account key is configured: pipe it in with `printf %s \"$KEY\" | cosmosctl config set key`, or set COSMOSCTL_KEY, COSMOSCTL_KEY_FILE or --key-file")
+	}
+	return nil
+}
+
+// configSetOptions are the arguments of `config set`.
+type configSetOptions struct {
+	Profile  string // "" when neither --profile nor COSMOSCTL_PROFILE names one
+	Key      string
+	Value    string
+	HasValue bool
+}
+
+func newConfigSetCmd(io *IOStreams) *cobra.Command {
+	opts := &configSetOptions{}
+	c := &cobra.Command{
+		Use:   "set KEY [VALUE]",
+		Short: "Change one setting of a profile",
+		Long: `Change one setting of a profile in the config file, creating the file (readable by
+you alone) and the profile if needed. An empty VALUE ("") removes the setting.
+
+The profile is --profile, else $COSMOSCTL_PROFILE, else the file's default_profile,
+else "default" (which then becomes the default profile).
+
+KEY is one of:
+  endpoint, key, key_file, connection_string, database, container,
+  preferred_regions, exclude_regions (comma-separated), e2e_timeout (e.g. 5s),
+  output (table|json), hedging.mode (threshold|adaptive|off), hedging.threshold,
+  hedging.step, hedging.max_regions, hedging.budget (e.g. 10%),
+  write_retries.policy (off|retries|tracking-id), default_profile.
+
+key and connection_string are read from stdin, never from the arguments: a secret in
+process arguments is visible to other users and stays in shell history. Setting one
+of key, key_file and connection_string removes the other two from the profile.
+
+The file is rewritten: comments and the order of settings are not kept.`,
+		Example: `  cosmosctl config set endpoint https://myaccount.documents.azure.com:443/
+  printf %s "$COSMOS_KEY" | cosmosctl config set key
+  cosmosctl config set --profile prod key_file ~/.config/cosmosctl/prod.key
+  cosmosctl config set --profile prod preferred_regions "East US,West US"
+  cosmosctl config set --profile prod hedging.threshold 300ms
+  cosmosctl config set default_profile prod
+  cosmosctl config set --profile prod database ""   # remove the setting`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageErrorf("%s needs KEY and VALUE (see `%s --help`)", c.CommandPath(), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if !c.Flags().Changed("profile") {
+				opts.Profile = os.Getenv("COSMOSCTL_PROFILE")
+			}
+			opts.Key = args[0]
+			if len(args) == 2 {
+				opts.Value, opts.HasValue = args[1], true
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if !opts.HasValue {
+				v, err := readSecret(io, opts.Key)
+				if err != nil {
+					return err
+				}
+				opts.Value = v
+			}
+			path, err := config.Path(os.LookupEnv)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			return runConfigSet(io, opts, path)
+		},
+	}
+	c.Flags().StringVar(&opts.Profile, "profile", "", "profile to change (default: $COSMOSCTL_PROFILE, else default_profile, else \"default\")")
+	return c
+}
+
+func (o *configSetOptions) validate() error {
+	secret := config.IsSecret(o.Key)
+	switch {
+	case secret && o.HasValue:
+		return usageErrorf("config set %s takes the value on stdin, not as an argument: a secret in process arguments is visible to other users; pipe it in: printf %%s \"$KEY\" | cosmosctl config set %s", o.Key, o.Key)
+	case !secret && !o.HasValue:
+		return usageErrorf("config set %s needs a VALUE (\"\" removes the setting; see `cosmosctl config set --help`)", o.Key)
+	}
+	return nil
+}
+
+// readSecret reads one line from stdin; on a terminal it prompts and does not echo.
+func readSecret(io *IOStreams, key string) (string, error) {
+	if f, ok := io.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(io.ErrOut, "%s (input hidden): ", key)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(io.ErrOut)
+		if err != nil {
+			return "", fmt.Errorf("reading %s from the terminal: %v", key, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	sc := bufio.NewScanner(io.In)
+	sc.Scan()
+	if err := sc.Err(); err != nil {
+		return "", usageErrorf("reading %s from stdin: %v", key, err)
+	}
+	v := strings.TrimSpace(sc.Text())
+	if v == "" {
+		return "", usageErrorf("no %s on stdin: pipe it in: printf %%s \"$KEY\" | cosmosctl config set %s", key, key)
+	}
+	return v, nil
+}
+
+func runConfigSet(io *IOStreams, opts *configSetOptions, path string) error {
+	if opts.Key == "default_profile" {
+		if err := config.Set(path, "", opts.Key, opts.Value); err != nil {
+			return &UsageError{Err: err}
+		}
+		fmt.Fprintf(io.ErrOut, "default profile is now %s (%s)\n", dashIfEmpty(opts.Value), path)
+		return nil
+	}
+	profile, makeDefault := opts.Profile, false
+	if profile == "" {
+		def, err := config.ReadDefaultProfile(path)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		profile, makeDefault = def, def == ""
+		if makeDefault {
+			profile = "default"
+		}
+	}
+	if err := config.Set(path, profile, opts.Key, opts.Value); err != nil {
+		return &UsageError{Err: err}
+	}
+	shown := opts.Value
+	if config.IsSecret(opts.Key) {
+		shown = config.Mask(opts.Value)
+	}
+	if opts.Value == "" {
+		fmt.Fprintf(io.ErrOut, "removed %s from profile %s (%s)\n", opts.Key, profile, path)
+	} else {
+		fmt.Fprintf(io.ErrOut, "set %s = %s in profile %s (%s)\n", opts.Key, shown, profile, path)
+	}
+	if makeDefault {
+		if err := config.Set(path, "", "default_profile", profile); err != nil {
+			return &UsageError{Err: err}
+		}
+		fmt.Fprintf(io.ErrOut, "default profile is now %s\n", profile)
+	}
+	return nil
+}
+
+func printConfigWarnings(io *IOStreams, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(io.ErrOut, "warning: "+w)
+	}
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
