@@ -46,10 +46,13 @@ type fakeTransport struct {
 	replies map[string][]reply
 	calls   []string
 	pkPaths []string
+	// blocked receives once for every request that starts blocking, so a test can
+	// advance a fake clock only once the attempt is in flight.
+	blocked chan string
 }
 
 func newFakeTransport(acct cosmos.Account) *fakeTransport {
-	return &fakeTransport{account: acct, replies: map[string][]reply{}, pkPaths: []string{"/pk"}}
+	return &fakeTransport{account: acct, replies: map[string][]reply{}, pkPaths: []string{"/pk"}, blocked: make(chan string, 64)}
 }
 
 func (f *fakeTransport) on(endpoint string, rs ...reply) { f.replies[endpoint] = rs }
@@ -79,6 +82,7 @@ func (f *fakeTransport) Do(ctx context.Context, endpoint string, req *cosmos.Req
 	}
 	f.mu.Unlock()
 	if r.block {
+		f.blocked <- endpoint
 		<-ctx.Done()
 		return nil, &cosmos.NetworkError{Endpoint: endpoint, Sent: true, Err: ctx.Err()}
 	}
