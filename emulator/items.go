@@ -132,6 +132,18 @@ func (s *Server) parseDocument(req *request, c *container, pk cosmos.PartitionKe
 	return doc, idv.Str, true
 }
 
+// mustExist is the precondition of replace, delete and patch: the document exists and,
+// with If-Match, still has that etag.
+func mustExist(cur *itemVersion, ifMatch string) *cosmos.Error {
+	if cur == nil {
+		return notFound("entity with the specified id does not exist in the system")
+	}
+	if ifMatch != "" && !etagMatches(ifMatch, cur.etag) {
+		return preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
+	}
+	return nil
+}
+
 func etagMatches(header, etag string) bool {
 	header = strings.TrimSpace(header)
 	return header == "*" || strings.Trim(header, `"`) == strings.Trim(etag, `"`)
@@ -263,11 +275,8 @@ func (s *Server) replaceItem(req *request, c *container, pk cosmos.PartitionKey,
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	raw := doc.AppendJSON(nil)
 	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
-		if cur == nil {
-			return nil, false, notFound("entity with the specified id does not exist in the system")
-		}
-		if ifMatch != "" && !etagMatches(ifMatch, cur.etag) {
-			return nil, false, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
+		if err := mustExist(cur, ifMatch); err != nil {
+			return nil, false, err
 		}
 		return raw, false, nil
 	})
@@ -281,11 +290,8 @@ func (s *Server) replaceItem(req *request, c *container, pk cosmos.PartitionKey,
 func (s *Server) deleteItem(req *request, c *container, pk cosmos.PartitionKey, id string) {
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
-		if cur == nil {
-			return nil, false, notFound("entity with the specified id does not exist in the system")
-		}
-		if ifMatch != "" && !etagMatches(ifMatch, cur.etag) {
-			return nil, false, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
+		if err := mustExist(cur, ifMatch); err != nil {
+			return nil, false, err
 		}
 		return nil, true, nil
 	})
@@ -318,11 +324,8 @@ func (s *Server) patchItem(req *request, c *container, pk cosmos.PartitionKey, i
 	protected := protectedPaths(c.meta.PartitionKey)
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
-		if cur == nil {
-			return nil, false, notFound("entity with the specified id does not exist in the system")
-		}
-		if ifMatch != "" && !etagMatches(ifMatch, cur.etag) {
-			return nil, false, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
+		if err := mustExist(cur, ifMatch); err != nil {
+			return nil, false, err
 		}
 		doc, err := jsondoc.ParseObject(cur.body)
 		if err != nil {
