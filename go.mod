@@ -37,6 +37,7 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/net v0.52.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.35.0 // indirect

@@ -129,19 +129,26 @@ func (f *Fake) pendingLocked() int {
 // real time, as a guard against a test that would otherwise hang). It reports whether
 // the timers appeared.
 func (f *Fake) WaitForTimers(n int, timeout time.Duration) bool {
-	done := make(chan struct{})
+	expired := make(chan struct{})
+	finished := make(chan struct{})
+	defer close(finished)
+	guard := time.NewTimer(timeout)
+	defer guard.Stop()
 	go func() {
-		time.Sleep(timeout)
-		close(done)
-		f.mu.Lock()
-		f.cond.Broadcast()
-		f.mu.Unlock()
+		select {
+		case <-guard.C:
+			close(expired)
+			f.mu.Lock()
+			f.cond.Broadcast()
+			f.mu.Unlock()
+		case <-finished:
+		}
 	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for f.pendingLocked() < n {
 		select {
-		case <-done:
+		case <-expired:
 			return false
 		default:
 		}
