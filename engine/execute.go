@@ -70,11 +70,22 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
 	rec.mu.Unlock()
 
-	err = c.runArm(ctx, rec, res, &op, acct, plan)
-	if timedOut.Load() {
-		return timeout(err)
+	var ar armResult
+	if strategy := c.hedgeStrategy(rec, &op, acct, plan); strategy != nil {
+		ar = c.runHedged(ctx, rec, &op, acct, plan, strategy)
+	} else {
+		ar = c.runArm(ctx, rec, &op, acct, plan, arm{pinned: -1, reason: ReasonInitial})
+		if ar.final {
+			rec.setOutcome(ar.last, OutcomeWon, "")
+		}
 	}
-	return finish(err)
+	if ar.resp != nil {
+		res.fill(ar.resp)
+	}
+	if timedOut.Load() {
+		return timeout(ar.err)
+	}
+	return finish(ar.err)
 }
 
 // errE2ETimeout is the cancellation cause recorded on attempts the timeout cut short.
@@ -82,23 +93,51 @@ var errE2ETimeout = errors.New("end-to-end timeout expired")
 
 func endpointOf(l cosmos.Location) string { return strings.TrimRight(l.Endpoint, "/") }
 
-// runArm sends an operation to its first effective region and follows the retry
-// policy: waits, failovers to the next effective region, and account refreshes.
-func (c *Client) runArm(ctx context.Context, rec *recorder, res *Result, op *Operation, acct *cosmos.Account, plan regionPlan) error {
+// armResult is how one arm ended: its last response (or error), whether that is a final
+// result, and which attempt produced it.
+type armResult struct {
+	resp  *cosmos.Response
+	err   error
+	final bool
+	last  int // index of the arm's last attempt, -1 if it sent none
+}
+
+// arm says how an arm of an operation runs.
+type arm struct {
+	// pinned is the index of the effective region the arm is pinned to, or -1 for the
+	// first arm, which starts in the first effective region and may fail over.
+	pinned int
+	reason Reason
+	// transient is called after each attempt that got a transient result (hedging
+	// starts the next region at once); nil without hedging.
+	transient func()
+	// claim reserves an effective region for the first arm's failover so that it does
+	// not go where a hedge arm already is; nil without hedging.
+	claim func(idx int) bool
+}
+
+// runArm sends an operation to its region and follows the retry policy: waits,
+// failover to the next effective region (first arm only), and account refreshes.
+func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan, a arm) armResult {
 	var st retries.State
-	idx := 0
-	reason := ReasonInitial
+	idx, reason := 0, a.reason
+	if a.pinned >= 0 {
+		idx = a.pinned
+	}
+	res := armResult{last: -1}
 	for {
 		region := plan.targets[idx]
 		req := buildRequest(op, acct.EnableMultipleWriteLocations)
 		i := rec.begin(region.Name, endpointOf(region), reason)
+		res.last = i
 		resp, err := c.transport.Do(ctx, endpointOf(region), req)
+		res.resp, res.err = resp, err
 		if ctx.Err() != nil && resp == nil {
 			rec.cancel(i, context.Cause(ctx).Error())
-			return ctx.Err()
+			res.err = ctx.Err()
+			return res
 		}
 		out := retries.Outcome{}
-		var errText string
 		if resp != nil {
 			out.StatusCode, out.SubStatus = resp.StatusCode, resp.SubStatus
 			out.RetryAfter = retryAfterMs(err)
@@ -108,49 +147,64 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, res *Result, op *Ope
 			if errors.As(err, &ne) {
 				out.Sent = ne.Sent
 			}
-			errText = err.Error()
-			rec.finish(i, 0, 0, 0, "", errText)
+			rec.finish(i, 0, 0, 0, "", err.Error())
 		}
-		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), Region: region.Name, CanFailOver: !op.Kind.IsWrite() && idx+1 < len(plan.targets)}, out)
+		if resp != nil && retries.IsFinal(resp.StatusCode, resp.SubStatus) {
+			res.final = true
+			return res
+		}
+		next := -1
+		if a.pinned < 0 && !op.Kind.IsWrite() {
+			next = c.nextRegion(plan, idx, a.claim)
+		}
+		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), Region: region.Name, CanFailOver: next >= 0}, out)
+		rec.setOutcome(i, OutcomeFailed, d.Note)
+		if d.Action != retries.Stop && a.transient != nil {
+			// The arm goes on (a wait, a failover); hedging starts the next region now
+			// rather than at its scheduled time. An arm that stops is itself the signal.
+			a.transient()
+		}
 		switch d.Action {
 		case retries.Stop:
-			if resp != nil && retries.IsFinal(resp.StatusCode, resp.SubStatus) {
-				rec.setOutcome(i, OutcomeWon, d.Note)
-				res.fill(resp)
-				return err
-			}
-			rec.setOutcome(i, OutcomeFailed, d.Note)
-			if resp != nil {
-				res.fill(resp)
-			}
-			return err
+			return res
 		case retries.RetrySameRegion:
-			rec.setOutcome(i, OutcomeFailed, d.Note)
 			if !c.sleep(ctx, d.Wait) {
-				return ctx.Err()
+				res.err = ctx.Err()
+				return res
 			}
 			reason = ReasonRetry
 		case retries.NextRegion:
-			rec.setOutcome(i, OutcomeFailed, d.Note)
-			idx++
+			idx = next
 			reason = ReasonFailover
 		case retries.RefreshAccount:
-			rec.setOutcome(i, OutcomeFailed, d.Note)
+			if a.pinned >= 0 {
+				return res
+			}
 			fresh, ferr := c.topology.refresh(ctx)
 			if ferr != nil {
-				return err
+				return res
 			}
-			acct = fresh
-			next, perr := planRegions(acct, c.preferred, op.ExcludeRegions, op.Kind.IsWrite())
+			nextPlan, perr := planRegions(fresh, c.preferred, op.ExcludeRegions, op.Kind.IsWrite())
 			if perr != nil {
-				return err
+				return res
 			}
-			plan = next
+			acct, plan = fresh, nextPlan
 			rec.setPlan(plan)
 			idx = 0
 			reason = ReasonRetry
 		}
 	}
+}
+
+// nextRegion is the effective region the first arm fails over to: the next one in
+// order that no hedge arm has claimed, or -1.
+func (c *Client) nextRegion(plan regionPlan, idx int, claim func(int) bool) int {
+	for j := idx + 1; j < len(plan.targets); j++ {
+		if claim == nil || claim(j) {
+			return j
+		}
+	}
+	return -1
 }
 
 // sleep waits d on the engine's clock, or until ctx ends.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/hedging"
 )
 
 // OpKind is what an operation does.
@@ -39,4 +40,6 @@ type Operation struct {
 	ExcludeRegions []string
 	// E2ETimeout bounds the whole operation, retries included; 0 means no bound.
 	E2ETimeout time.Duration
+	// Hedge is the availability strategy for reads; nil means no hedging.
+	Hedge hedging.Strategy
 }

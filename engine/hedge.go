@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/hedging"
+)
+
+// hedgeStrategy returns the strategy to run the operation with, or nil, and records the
+// decision in the diagnostics. Reads are hedged when a strategy is set and more than one
+// region is effective; writes never are until write retries exist, because a hedged
+// write is only safe on a multi-write account with a way to recognise its own retries.
+func (c *Client) hedgeStrategy(rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan) hedging.Strategy {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if op.Hedge == nil {
+		rec.d.HedgeConfig = "off"
+		return nil
+	}
+	switch {
+	case op.Kind.IsWrite():
+		rec.d.HedgeConfig = "off: writes are hedged only on multi-write accounts with write retries on"
+		return nil
+	case len(plan.targets) < 2:
+		rec.d.HedgeConfig = op.Hedge.String() + " (one effective region: nothing to hedge to)"
+		return nil
+	}
+	rec.d.HedgeConfig = op.Hedge.String()
+	return op.Hedge
+}
+
+// runHedged races arms across the effective regions: the first arm in the first region
+// (it may fail over), each hedge arm pinned to the next region, as the strategy
+// schedules them. The first final answer wins; the others are cancelled. Without a final
+// answer the first arm's outcome is the operation's.
+func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan, s hedging.Strategy) armResult {
+	n := s.Arms(len(plan.targets))
+	results := make([]armResult, n)
+	var mu sync.Mutex
+	// The first n effective regions belong to the arms, in order; the first arm may fail
+	// over only into regions beyond them, so that a failover never doubles up on a
+	// region a hedge arm is (or will be) reading from.
+	claimed := make([]bool, len(plan.targets))
+	for j := 0; j < n; j++ {
+		claimed[j] = true
+	}
+	claim := func(idx int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if claimed[idx] {
+			return false
+		}
+		claimed[idx] = true
+		return true
+	}
+	race := hedging.Race{Clock: c.clock, Strategy: s, Arms: n, Run: func(actx context.Context, i int, transient func()) bool {
+		a := arm{pinned: -1, reason: ReasonInitial, transient: transient, claim: claim}
+		if i > 0 {
+			a = arm{pinned: i, reason: ReasonHedge, transient: transient}
+		}
+		r := c.runArm(actx, rec, op, acct, plan, a)
+		mu.Lock()
+		results[i] = r
+		mu.Unlock()
+		return r.final
+	}}
+	out := race.Do(ctx)
+
+	mu.Lock()
+	defer mu.Unlock()
+	for i, r := range results {
+		if r.last < 0 || i == out.Winner {
+			continue
+		}
+		if r.resp != nil && r.final {
+			rec.setOutcome(r.last, OutcomeLost, "answered after "+winnerRegion(rec, results, out.Winner))
+		}
+	}
+	if out.Winner >= 0 {
+		w := results[out.Winner]
+		rec.setOutcome(w.last, OutcomeWon, "")
+		return w
+	}
+	return results[0]
+}
+
+func winnerRegion(rec *recorder, results []armResult, winner int) string {
+	if winner < 0 || results[winner].last < 0 {
+		return "another region"
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.d.Attempts[results[winner].last].Region
+}
