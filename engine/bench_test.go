@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/hedging"
 )
 
 // memTransport answers every item request at once with the same response, so a
@@ -46,5 +48,68 @@ func BenchmarkEngineRead(b *testing.B) {
 		if _, err := c.Execute(ctx, op); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// regionTransport answers each regional endpoint with its own canned response at once,
+// so hedging is driven by transient results rather than by waiting.
+type regionTransport struct {
+	account []byte
+	byHost  map[string]cosmos.Response
+}
+
+func (m *regionTransport) Do(_ context.Context, endpoint string, req *cosmos.Request) (*cosmos.Response, error) {
+	if req.Path == "/" {
+		return &cosmos.Response{StatusCode: 200, Body: m.account, Header: http.Header{}}, nil
+	}
+	r := m.byHost[endpoint]
+	if r.StatusCode >= 400 {
+		return &r, &cosmos.Error{StatusCode: r.StatusCode}
+	}
+	return &r, nil
+}
+
+// BenchmarkHedgedRead measures the hedging machinery: the same read unhedged, hedged but
+// answered by the first region, hedged once (the first region answers 503, so the
+// second starts at once), and hedged to three regions.
+func BenchmarkHedgedRead(b *testing.B) {
+	tr := newFakeTransport(fakeAccount(false))
+	acct, _ := tr.Do(context.Background(), "", &cosmos.Request{Path: "/"})
+	ok := cosmos.Response{StatusCode: 200, Body: []byte(`{"id":"1","pk":"a"}`), Header: http.Header{}, RequestCharge: 1}
+	unavailable := cosmos.Response{StatusCode: 503, Header: http.Header{}}
+	cases := []struct {
+		name   string
+		hedge  bool
+		byHost map[string]cosmos.Response
+		arms   int
+	}{
+		{"unhedged", false, map[string]cosmos.Response{"http://east": ok}, 1},
+		{"hedged-first-answers", true, map[string]cosmos.Response{"http://east": ok}, 1},
+		{"hedges-once", true, map[string]cosmos.Response{"http://east": unavailable, "http://west": ok}, 2},
+		{"hedges-to-three", true, map[string]cosmos.Response{"http://east": unavailable, "http://west": unavailable, "http://north": ok}, 3},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			c, err := New(Options{Endpoint: "http://global", Transport: &regionTransport{account: acct.Body, byHost: tc.byHost}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			op := readOp()
+			if tc.hedge {
+				op.Hedge = hedging.Threshold{Threshold: time.Second, Step: 100 * time.Millisecond}
+			}
+			ctx := context.Background()
+			res, err := c.Execute(ctx, op)
+			if err != nil || len(res.Diagnostics.Attempts) != tc.arms {
+				b.Fatalf("setup: %v, %d attempts", err, len(res.Diagnostics.Attempts))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.Execute(ctx, op); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@ package hedging
 import (
 	"context"
 	"errors"
-	"time"
+	"sync"
 
 	"github.com/cosmosctl/cosmosctl/clock"
 )
@@ -11,10 +11,10 @@ import (
 // ErrLostRace is the cancellation cause of arms that another arm beat.
 var ErrLostRace = errors.New("another region answered first")
 
-// Arm runs one arm of the race, pinned to its region. It calls transient each time one
-// of its attempts gets a transient result (so that the next region can start at once)
-// and returns whether it ended with a final result. It must return promptly once ctx is
-// cancelled.
+// Arm runs one arm of the race, pinned to its region. It calls transient when one of its
+// attempts got a transient result and it goes on (so that the next region can start at
+// once) and returns whether it ended with a final result. It must return promptly once
+// ctx is cancelled.
 type Arm func(ctx context.Context, arm int, transient func()) (final bool)
 
 // Race is one hedged operation.
@@ -35,114 +35,175 @@ type Outcome struct {
 	Started int
 }
 
-type armDone struct {
-	arm   int
-	final bool
+// race is the shared state of one Do. The first arm runs on the caller's goroutine and
+// later arms on their own; timers, transient results and finishing arms all update this
+// state under one lock, so that the common case (the first region answers before the
+// threshold) costs one context and one timer, not a goroutine hand-off.
+type race struct {
+	r       Race
+	parent  context.Context
+	mu      sync.Mutex
+	t0      int64 // clock.Now at start, in UnixNano
+	started int
+	running int
+	winner  int
+	aborted bool
+	closed  bool
+	cancels []context.CancelCauseFunc
+	timer   clock.Timer
+	done    chan struct{}
 }
 
 // Do runs the race: arm 0 at once, arm i at Strategy.Offset(i) unless a final answer came
-// first, or as soon as an earlier arm reports a transient result. The first final
-// answer wins and every other arm is cancelled; arms not yet started never start. When
-// ctx ends (the end-to-end timeout), every arm is cancelled. Do returns only after every
-// started arm has returned, so no goroutine outlives it.
+// first, or as soon as an earlier arm reports a transient result or ends without a final
+// one. The first final answer wins and every other arm is cancelled; arms not yet
+// started never start. When ctx ends (the end-to-end timeout), every arm is cancelled
+// with ctx's cause. Do returns only after every started arm has returned, so no goroutine
+// outlives it.
 func (r Race) Do(ctx context.Context) Outcome {
-	out := Outcome{Winner: -1}
 	if r.Arms < 1 {
-		return out
+		return Outcome{Winner: -1}
 	}
-	done := make(chan armDone, r.Arms)
-	transient := make(chan struct{}, r.Arms*4)
-	cancels := make([]context.CancelCauseFunc, 0, r.Arms)
-	running := 0
-	start := func() {
-		i := out.Started
-		out.Started++
-		running++
-		actx, cancel := context.WithCancelCause(ctx)
-		cancels = append(cancels, cancel)
-		notify := func() {
-			select {
-			case transient <- struct{}{}:
-			default:
-			}
-		}
-		go func() {
-			final := r.Run(actx, i, notify)
-			done <- armDone{arm: i, final: final}
-		}()
+	s := &race{r: r, parent: ctx, winner: -1, done: make(chan struct{}), t0: r.Clock.Now().UnixNano()}
+	s.mu.Lock()
+	ctx0 := s.newArmLocked()
+	s.armTimerLocked()
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { s.abort(context.Cause(ctx)) })
+	// The caller's goroutine runs the first arm, and any arm that starts because the one
+	// it ran ended without a final result while nothing else runs: the common failover
+	// path then needs no goroutine hand-off.
+	arm, actx := 0, ctx0
+	for actx != nil {
+		final := r.Run(actx, arm, s.transient)
+		arm, actx = s.finished(arm, final, true)
 	}
-	cancelAll := func(cause error) {
-		for _, c := range cancels {
-			c(cause)
-		}
+	<-s.done
+	stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.cancels {
+		c(nil)
 	}
-	drain := func() {
-		for running > 0 {
-			<-done
-			running--
-		}
-	}
-	defer func() {
-		for _, c := range cancels {
-			c(nil)
-		}
-	}()
+	return Outcome{Winner: s.winner, Started: s.started}
+}
 
-	t0 := r.Clock.Now()
-	var timer clock.Timer
-	armTimer := func() {
-		if timer != nil {
-			timer.Stop()
-			timer = nil
-		}
-		if out.Started >= r.Arms {
-			return
-		}
-		wait := r.Strategy.Offset(out.Started) - r.Clock.Now().Sub(t0)
-		timer = r.Clock.NewTimer(wait)
+// newArmLocked registers the next arm and returns its context.
+func (s *race) newArmLocked() context.Context {
+	ctx, cancel := context.WithCancelCause(s.parent)
+	s.cancels = append(s.cancels, cancel)
+	s.started++
+	s.running++
+	return ctx
+}
+
+// startNextLocked starts the next arm on its own goroutine, if the race is still open.
+func (s *race) startNextLocked() {
+	s.startNext(false)
+}
+
+// startNext starts the next arm, if the race is still open. With inline set and no arm
+// running, it only registers the arm and returns its context for the caller to run.
+func (s *race) startNext(inline bool) (int, context.Context) {
+	// The parent's end is checked directly: the abort callback runs on its own
+	// goroutine and may not have run yet when a cancelled arm returns.
+	if s.winner >= 0 || s.aborted || s.started >= s.r.Arms || s.parent.Err() != nil {
+		return 0, nil
 	}
-	start()
-	armTimer()
-	for {
-		var tc <-chan time.Time
-		if timer != nil {
-			tc = timer.C()
+	i := s.started
+	ctx := s.newArmLocked()
+	s.armTimerLocked()
+	if inline && s.running == 1 {
+		return i, ctx
+	}
+	go func() {
+		final := s.r.Run(ctx, i, s.transient)
+		s.finished(i, final, false)
+	}()
+	return 0, nil
+}
+
+// armTimerLocked schedules the next arm at its offset from the start.
+func (s *race) armTimerLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.started >= s.r.Arms {
+		return
+	}
+	elapsed := s.r.Clock.Now().UnixNano() - s.t0
+	wait := s.r.Strategy.Offset(s.started) - durationNanos(elapsed)
+	s.timer = s.r.Clock.AfterFunc(wait, s.onTimer)
+}
+
+func (s *race) onTimer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	s.startNextLocked()
+}
+
+func (s *race) transient() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.startNextLocked()
+}
+
+// finished records an arm's end: a final result wins and cancels the rest; an arm that
+// ended without one is a transient result, and the next region starts at once.
+//
+// When inline is set the caller is Do's own goroutine, and it runs the next arm itself
+// if finished returns one.
+func (s *race) finished(i int, final bool, inline bool) (next int, ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running--
+	switch {
+	case final && s.winner < 0 && !s.aborted:
+		s.winner = i
+		s.stopTimerLocked()
+		for j, c := range s.cancels {
+			if j != i {
+				c(ErrLostRace)
+			}
 		}
-		select {
-		case d := <-done:
-			running--
-			if d.final {
-				out.Winner = d.arm
-				if timer != nil {
-					timer.Stop()
-				}
-				cancelAll(ErrLostRace)
-				drain()
-				return out
-			}
-			// An arm that ended without a final result is a transient result too.
-			if out.Started < r.Arms {
-				start()
-				armTimer()
-			} else if running == 0 {
-				return out
-			}
-		case <-transient:
-			if out.Started < r.Arms {
-				start()
-				armTimer()
-			}
-		case <-tc:
-			timer = nil
-			start()
-			armTimer()
-		case <-ctx.Done():
-			if timer != nil {
-				timer.Stop()
-			}
-			cancelAll(context.Cause(ctx))
-			drain()
-			return out
-		}
+	case !final:
+		next, ctx = s.startNext(inline)
+	}
+	s.closeIfDoneLocked()
+	return next, ctx
+}
+
+func (s *race) abort(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.winner >= 0 {
+		return
+	}
+	s.aborted = true
+	s.stopTimerLocked()
+	for _, c := range s.cancels {
+		c(cause)
+	}
+	s.closeIfDoneLocked()
+}
+
+func (s *race) stopTimerLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+// closeIfDoneLocked ends Do's wait once no arm runs and none may start.
+func (s *race) closeIfDoneLocked() {
+	if s.closed || s.running > 0 {
+		return
+	}
+	if s.winner >= 0 || s.aborted || s.started >= s.r.Arms || s.parent.Err() != nil {
+		s.closed = true
+		s.stopTimerLocked()
+		close(s.done)
 	}
 }
