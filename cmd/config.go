@@ -102,6 +102,14 @@ type settingsFlags struct {
 	profile, endpoint, keyFile, database, container, output string
 	preferredRegions, excludeRegions                        []string
 	e2eTimeout                                              time.Duration
+	// hedge is set on commands that take the hedging flags (reads, config show).
+	hedge *hedgeFlags
+}
+
+// withHedging registers the hedging flags too.
+func (s *settingsFlags) withHedging(f *pflag.FlagSet) {
+	s.hedge = &hedgeFlags{}
+	s.hedge.register(f)
 }
 
 func (s *settingsFlags) register(f *pflag.FlagSet) {
@@ -150,6 +158,9 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	}
 	if f.Changed("output") {
 		fl.Output = &s.output
+	}
+	if s.hedge != nil {
+		s.hedge.apply(f, &fl)
 	}
 	st, err := config.Resolve(path, fl, os.LookupEnv)
 	if err != nil {
@@ -283,6 +294,7 @@ built-in default. The account key is masked (first and last four characters).`,
 		},
 	}
 	flags.register(c.Flags())
+	flags.withHedging(c.Flags())
 	return c
 }
 

@@ -34,11 +34,19 @@ func newReadCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "read ID --pk VALUE",
 		Short: "Read one item by id and partition key",
-		Long:  "Read one item by id and partition key, from the first effective region, failing over\nto the next on 503, 408 or a network error.\n" + connectionHelp,
+		Long: `Read one item by id and partition key, from the first effective region, failing over
+to the next on 503, 408 or a network error.
+
+With hedging on (--hedge-threshold, or [profiles.NAME.hedging] in the config file),
+a read that has no answer after the threshold is sent to the next effective region
+too, then to one more every step; the first final answer wins and the others are
+cancelled. The diagnostics show every attempt on a timeline.
+` + connectionHelp,
 		Example: `  cosmosctl read order-1 --pk tenant-7
   cosmosctl read order-1 --pk tenant-7 --exclude "East US"      # skip a region in trouble
   cosmosctl read order-1 --pk tenant-7 --region "West US"       # this region only
   cosmosctl read order-1 --pk '["acme","user-7"]'               # hierarchical key
+  cosmosctl read order-1 --pk tenant-7 --hedge-threshold 300ms --hedge-step 100ms --e2e-timeout 2s
   cosmosctl read order-1 --pk 42 -o json | jq .diagnostics.attempts`,
 		Args: exactArgs(1, "the item id"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -46,6 +54,7 @@ func newReadCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.withHedging(c.Flags())
 	c.Flags().StringVar(&o.pk, "pk", "", "partition key value: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	return c
 }
@@ -170,6 +179,11 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 	defer sess.Close()
 	op.Database, op.Container = sess.settings.Database, sess.settings.Container
 	op.E2ETimeout = sess.settings.E2ETimeout
+	if o.conn.hedge != nil {
+		if op.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
+			return err
+		}
+	}
 	if op.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
 		return err
 	}

@@ -27,11 +27,11 @@ type Flags struct {
 	E2ETimeout       *time.Duration // --e2e-timeout
 	Output           *string        // -o, --output
 	HedgingMode      *string        // --hedging
-	HedgeThreshold   *time.Duration // --threshold
-	HedgeStep        *time.Duration // --threshold-step
-	HedgeMaxRegions  *int           // --max-regions
+	HedgeThreshold   *time.Duration // --hedge-threshold
+	HedgeStep        *time.Duration // --hedge-step
+	HedgeMaxRegions  *int           // --hedge-max-regions
 	HedgeBudget      *string        // --hedge-budget, a percentage such as "10%"
-	WriteRetryPolicy *string        // --write-retry-policy
+	WriteRetryPolicy *string        // --write-retries
 }
 
 // Sources of a setting, as Settings.Sources reports them; a profile is "profile NAME" and
@@ -200,15 +200,15 @@ func (r *resolver) settings() error {
 			return
 		},
 		func() (err error) {
-			s.Hedging.Threshold, err = pickDuration(r, "hedging.threshold", fl.HedgeThreshold, "--threshold", "", p.Hedging.Threshold)
+			s.Hedging.Threshold, err = pickDuration(r, "hedging.threshold", fl.HedgeThreshold, "--hedge-threshold", "", p.Hedging.Threshold)
 			return
 		},
 		func() (err error) {
-			s.Hedging.Step, err = pickDuration(r, "hedging.step", fl.HedgeStep, "--threshold-step", "", p.Hedging.Step)
+			s.Hedging.Step, err = pickDuration(r, "hedging.step", fl.HedgeStep, "--hedge-step", "", p.Hedging.Step)
 			return
 		},
 		func() (err error) {
-			s.Hedging.MaxRegions, err = pick(r, "hedging.max_regions", intString(fl.HedgeMaxRegions), "--max-regions", "", parseMaxRegions, p.Hedging.MaxRegions, 0)
+			s.Hedging.MaxRegions, err = pick(r, "hedging.max_regions", intString(fl.HedgeMaxRegions), "--hedge-max-regions", "", parseMaxRegions, p.Hedging.MaxRegions, 0)
 			return
 		},
 		func() (err error) {
@@ -216,7 +216,7 @@ func (r *resolver) settings() error {
 			return
 		},
 		func() (err error) {
-			s.WriteRetries.Policy, err = pick(r, "write_retries.policy", fl.WriteRetryPolicy, "--write-retry-policy", "COSMOSCTL_WRITE_RETRY_POLICY",
+			s.WriteRetries.Policy, err = pick(r, "write_retries.policy", fl.WriteRetryPolicy, "--write-retries", "COSMOSCTL_WRITE_RETRY_POLICY",
 				parseWriteRetryPolicy, p.WriteRetries.Policy, WriteRetriesOff)
 			return
 		},
