@@ -14,6 +14,8 @@ const (
 	ReasonHedge    Reason = "hedge"
 	ReasonRetry    Reason = "retry"
 	ReasonFailover Reason = "failover"
+	// ReasonVerify is the read that checks a retried write's _trackingId.
+	ReasonVerify Reason = "verify"
 )
 
 // Outcome is how an attempt ended.
@@ -79,7 +81,11 @@ type Diagnostics struct {
 	RequestCharge    float64       `json:"request_charge"`
 	Duration         time.Duration `json:"-"`
 	TimedOut         bool          `json:"timed_out"`
-	Notes            []string      `json:"notes"`
+	// WriteRetries is the write retry policy ("off", "retries", "tracking-id").
+	WriteRetries string `json:"write_retries,omitempty"`
+	// Resolution says how a retry's 409 or 412 was resolved, if it was.
+	Resolution string   `json:"resolution"`
+	Notes      []string `json:"notes"`
 }
 
 // recorder builds Diagnostics while the operation runs. Attempts run concurrently once
@@ -156,6 +162,27 @@ func (r *recorder) cancel(i int, why string) {
 	a.Duration = r.now().Sub(r.start) - a.Start
 	a.Outcome = OutcomeCancelled
 	a.Error = why
+}
+
+// resolve records how a conflict on a retry was resolved.
+func (r *recorder) resolve(how string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Resolution = how
+	r.d.Notes = append(r.d.Notes, how)
+}
+
+// sent is the number of write or read attempts sent so far, verification reads aside.
+func (r *recorder) sent() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, a := range r.d.Attempts {
+		if a.Reason != ReasonVerify {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *recorder) note(format string) {

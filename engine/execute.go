@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,10 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	}
 	rec.mu.Lock()
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
+	if op.Kind.IsWrite() {
+		rec.d.WriteRetries = op.WriteRetries.String()
+		rec.d.Notes = append(rec.d.Notes, writePolicyNote(op.WriteRetries))
+	}
 	rec.mu.Unlock()
 
 	var ar armResult
@@ -149,7 +154,17 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			}
 			rec.finish(i, 0, 0, 0, "", err.Error())
 		}
+		if ownConflict(op, resp, rec.sent()) {
+			rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("%d after an earlier attempt of this write: checking the stored item's _trackingId", resp.StatusCode))
+			if resolved, vi, ok := c.verifyTrackingID(ctx, rec, op, region, resp); ok {
+				res.resp, res.err, res.final, res.last = resolved, nil, true, vi
+				return res
+			}
+		}
 		if resp != nil && retries.IsFinal(resp.StatusCode, resp.SubStatus) {
+			if op.Kind == OpDelete && resp.StatusCode == 404 && rec.sent() > 1 {
+				rec.note("404 on a retried delete: an earlier attempt, whose answer was lost, may have deleted the item")
+			}
 			res.final = true
 			return res
 		}
@@ -157,7 +172,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		if a.pinned < 0 && !op.Kind.IsWrite() {
 			next = c.nextRegion(plan, idx, a.claim)
 		}
-		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), Region: region.Name, CanFailOver: next >= 0}, out)
+		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), WriteRetries: op.WriteRetries.Enabled(), Region: region.Name, CanFailOver: next >= 0}, out)
 		rec.setOutcome(i, OutcomeFailed, d.Note)
 		if d.Action != retries.Stop && a.transient != nil {
 			// The arm goes on (a wait, a failover); hedging starts the next region now

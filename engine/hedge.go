@@ -20,7 +20,9 @@ func (c *Client) hedgeStrategy(rec *recorder, op *Operation, acct *cosmos.Accoun
 		return nil
 	}
 	switch {
-	case op.Kind.IsWrite():
+	case op.Kind.IsWrite() && (!acct.EnableMultipleWriteLocations || !op.WriteRetries.Enabled()):
+		// A hedged write is a retry sent before the first answer; it is only safe where
+		// every region takes writes and the retry policy can tell its own success.
 		rec.d.HedgeConfig = "off: writes are hedged only on multi-write accounts with write retries on"
 		return nil
 	case len(plan.targets) < 2:

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/hedging"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
 
 // OpKind is what an operation does.
@@ -42,4 +43,10 @@ type Operation struct {
 	E2ETimeout time.Duration
 	// Hedge is the availability strategy for reads; nil means no hedging.
 	Hedge hedging.Strategy
+	// WriteRetries says whether a write is retried after an ambiguous failure, and
+	// whether creates and replaces carry a _trackingId to recognise their own success.
+	WriteRetries retries.WritePolicy
+
+	// trackingID is the _trackingId put in the document, once per logical write.
+	trackingID string
 }

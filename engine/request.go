@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
 
 // prepare validates an operation and fills in what it leaves to the document: the id of
@@ -40,6 +41,15 @@ func (c *Client) prepare(ctx context.Context, op *Operation, endpoint string) er
 	}
 	if op.ID == "" {
 		return inputErrorf("no item id given")
+	}
+	if op.WriteRetries == retries.WriteRetriesWithTrackingID && (op.Kind == OpCreate || op.Kind == OpReplace) && op.trackingID == "" {
+		// One id per logical write, reused by every retry and hedge of it.
+		op.trackingID = newTrackingID()
+		body, err := withTrackingID(op.Body, op.trackingID)
+		if err != nil {
+			return err
+		}
+		op.Body = body
 	}
 	if op.PartitionKey != nil {
 		return nil

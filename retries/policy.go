@@ -41,6 +41,11 @@ type Policy struct {
 	MaxNotSentRetries    int
 	MaxSameRegionRetries int
 	SameRegionRetryWait  time.Duration
+	// MaxWriteRetries caps the retries of one write after ambiguous failures, with a
+	// back-off from WriteRetryBaseWait doubling up to WriteRetryMaxWait.
+	MaxWriteRetries    int
+	WriteRetryBaseWait time.Duration
+	WriteRetryMaxWait  time.Duration
 }
 
 // DefaultPolicy is the policy cosmosctl uses unless told otherwise.
@@ -53,6 +58,9 @@ func DefaultPolicy() Policy {
 		MaxNotSentRetries:    3,
 		MaxSameRegionRetries: 1,
 		SameRegionRetryWait:  50 * time.Millisecond,
+		MaxWriteRetries:      3,
+		WriteRetryBaseWait:   100 * time.Millisecond,
+		WriteRetryMaxWait:    time.Second,
 	}
 }
 
@@ -63,11 +71,14 @@ type State struct {
 	accountRefreshes  int
 	notSentRetries    int
 	sameRegionRetries int
+	writeRetries      int
 }
 
 // Request describes the operation the policy is deciding for.
 type Request struct {
 	Write bool
+	// WriteRetries says whether this write may be retried after an ambiguous failure.
+	WriteRetries bool
 	// Region the attempt went to, for notes.
 	Region string
 	// CanFailOver says whether another effective region is left to try.
@@ -116,9 +127,10 @@ func (p Policy) Decide(st *State, req Request, o Outcome) Decision {
 	// Transient results: 503, 500, 408, 410, 449, 404/1002, and a request that got no
 	// answer after it was sent.
 	if req.Write {
-		// Whether a write that failed this way was applied is unknown; retrying it is
-		// the write-retry policy's decision, off by default.
-		return Decision{Action: Stop, Note: transientNote(status, sub, where) + ": writes are not retried after an ambiguous failure"}
+		if isAmbiguous(o) {
+			return p.decideAmbiguousWrite(st, req, o)
+		}
+		return Decision{Action: Stop, Note: transientNote(status, sub, where) + ": not retried"}
 	}
 	if req.CanFailOver {
 		return Decision{Action: NextRegion, Note: transientNote(status, sub, where) + ": failing over"}

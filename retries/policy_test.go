@@ -1,6 +1,7 @@
 package retries
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +96,45 @@ func TestAccountRefreshesAreBounded(t *testing.T) {
 	}
 	if d := p.Decide(&st, req, Outcome{StatusCode: 403, SubStatus: 3}); d.Action != Stop {
 		t.Fatal("403/3 after every refresh must stop")
+	}
+}
+
+func TestAmbiguousWritesAreRetriedOnlyUnderThePolicy(t *testing.T) {
+	p := DefaultPolicy()
+	ambiguous := []Outcome{{StatusCode: 408}, {StatusCode: 503}, {StatusCode: 449}, {StatusCode: 410, SubStatus: 1002}, {Sent: true}}
+	for _, o := range ambiguous {
+		var st State
+		if d := p.Decide(&st, Request{Write: true, Region: "East US"}, o); d.Action != Stop || !strings.Contains(d.Note, "may or may not have been applied") {
+			t.Errorf("%+v without write retries: %v %q", o, d.Action, d.Note)
+		}
+		st = State{}
+		var waits []time.Duration
+		for {
+			d := p.Decide(&st, Request{Write: true, WriteRetries: true, Region: "East US"}, o)
+			if d.Action == Stop {
+				if !strings.Contains(d.Note, "exhausted") {
+					t.Errorf("%+v: stop note %q", o, d.Note)
+				}
+				break
+			}
+			if d.Action != RetrySameRegion || !strings.Contains(d.Note, "ambiguous") {
+				t.Fatalf("%+v with write retries: %v %q", o, d.Action, d.Note)
+			}
+			waits = append(waits, d.Wait)
+		}
+		if len(waits) != p.MaxWriteRetries || waits[0] != 100*time.Millisecond || waits[1] != 200*time.Millisecond || waits[2] != 400*time.Millisecond {
+			t.Errorf("%+v: back-off %v", o, waits)
+		}
+	}
+	// A 500 is not one of the ambiguous outcomes the policy retries.
+	var st State
+	if d := p.Decide(&st, Request{Write: true, WriteRetries: true}, Outcome{StatusCode: 500}); d.Action != Stop {
+		t.Errorf("500: %v", d.Action)
+	}
+}
+
+func TestWritePolicyNames(t *testing.T) {
+	if NoWriteRetries.String() != "off" || WriteRetries.String() != "retries" || WriteRetriesWithTrackingID.String() != "tracking-id" || NoWriteRetries.Enabled() || !WriteRetries.Enabled() {
+		t.Fatal("names")
 	}
 }
