@@ -104,6 +104,8 @@ type settingsFlags struct {
 	e2eTimeout                                              time.Duration
 	// hedge is set on commands that take the hedging flags (reads, config show).
 	hedge *hedgeFlags
+	// writeRetryFlag is the --write-retries value of a write command that was given one.
+	writeRetryFlag *string
 }
 
 // withHedging registers the hedging flags too.
@@ -162,6 +164,7 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	if s.hedge != nil {
 		s.hedge.apply(f, &fl)
 	}
+	fl.WriteRetryPolicy = s.writeRetryFlag
 	st, err := config.Resolve(path, fl, os.LookupEnv)
 	if err != nil {
 		return st, &UsageError{Err: err}

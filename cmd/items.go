@@ -6,19 +6,39 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
 
 // itemOptions are the flags of the item commands.
 type itemOptions struct {
-	conn      connFlags
-	pk        string
-	file      string
-	ifMatch   string
-	ops       []string
-	condition string
+	conn         connFlags
+	pk           string
+	file         string
+	ifMatch      string
+	ops          []string
+	condition    string
+	writeRetries string
 }
+
+const writeRetriesHelp = `
+Write retries. A write whose answer is lost (a timeout, a reset connection, 408,
+503, 449, 410) may or may not have been applied, so by default it is not sent
+again and the command fails. --write-retries (or COSMOSCTL_WRITE_RETRY_POLICY,
+or write_retries.policy in the profile) changes that:
+  off          ambiguous failures surface (default)
+  retries      retried with back-off, at most 3 times, within --e2e-timeout; a
+               retry's 409 or 412 stands, though the first attempt may have succeeded
+  tracking-id  as retries, and create and replace add a "_trackingId" property
+               (a random UUID, the same for every retry) to the document: a 409 or
+               412 on a retry is checked against the stored item, and if it carries
+               our _trackingId the write is reported as the success it was.
+               The _trackingId property stays in the stored document.
+Upsert and delete retry without a tracking id; a delete whose retry finds the
+item gone exits with not-found (3) and says that an earlier attempt may have
+deleted it.`
 
 const connectionHelp = `
 The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
@@ -103,7 +123,13 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
 	if kind == engine.OpReplace {
 		c.Flags().StringVar(&o.ifMatch, "if-match", "", "replace only if the item's etag is this one")
 	}
+	o.registerWriteRetries(c)
 	return c
+}
+
+func (o *itemOptions) registerWriteRetries(c *cobra.Command) {
+	c.Flags().StringVar(&o.writeRetries, "write-retries", "", "retry a write whose outcome is unknown: off, retries or tracking-id ($COSMOSCTL_WRITE_RETRY_POLICY; default off)")
+	c.Long += "\n" + writeRetriesHelp
 }
 
 func newDeleteCmd(io *IOStreams) *cobra.Command {
@@ -122,6 +148,7 @@ func newDeleteCmd(io *IOStreams) *cobra.Command {
 	o.conn.register(c)
 	c.Flags().StringVar(&o.pk, "pk", "", "partition key value")
 	c.Flags().StringVar(&o.ifMatch, "if-match", "", "delete only if the item's etag is this one")
+	o.registerWriteRetries(c)
 	return c
 }
 
@@ -153,6 +180,9 @@ At most 10 operations. --condition applies them only if the item matches
 	c.Flags().StringArrayVar(&o.ops, "op", nil, "a patch operation; repeatable")
 	c.Flags().StringVar(&o.condition, "condition", "", "apply only if the item matches, e.g. 'from c where c.status = \"open\"'")
 	c.Flags().StringVar(&o.ifMatch, "if-match", "", "patch only if the item's etag is this one")
+	// Whether a patch is safe to send twice depends on its operations (set is, incr is
+	// not), so only this command's own flag turns retries on, never a profile.
+	c.Flags().StringVar(&o.writeRetries, "write-retries", "", "retry this patch if its outcome is unknown: off or retries (only this flag enables patch retries; check the operations are safe to apply twice)")
 	return c
 }
 
@@ -168,8 +198,14 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 	case op.Kind == engine.OpRead || op.Kind == engine.OpDelete || op.Kind == engine.OpPatch:
 		return usageErrorf("%s needs the item's partition key: add --pk VALUE", op.Kind)
 	}
+	if o.conn.flags.Changed("write-retries") && op.Kind != engine.OpPatch {
+		o.conn.writeRetryFlag = &o.writeRetries
+	}
 	settings, err := o.conn.resolve(io)
 	if err != nil {
+		return err
+	}
+	if op.WriteRetries, err = o.writePolicy(op.Kind, settings); err != nil {
 		return err
 	}
 	sess, err := o.conn.connect(ctx, io, settings)
@@ -205,4 +241,31 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 		_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
 	}
 	return asUsage(err)
+}
+
+// writePolicy is the write retry policy of this command: the flag, environment or
+// profile (nearest wins) for create, upsert, replace and delete; only the command's own
+// flag for patch.
+func (o *itemOptions) writePolicy(kind engine.OpKind, s config.Settings) (retries.WritePolicy, error) {
+	if !kind.IsWrite() {
+		return retries.NoWriteRetries, nil
+	}
+	policy := s.WriteRetries.Policy
+	if kind == engine.OpPatch {
+		policy = config.WriteRetriesOff
+		switch o.writeRetries {
+		case "", "off":
+		case "retries":
+			policy = config.WriteRetriesOn
+		default:
+			return 0, usageErrorf("patch --write-retries must be off or retries, not %q (a patch carries no _trackingId)", o.writeRetries)
+		}
+	}
+	switch policy {
+	case config.WriteRetriesOn:
+		return retries.WriteRetries, nil
+	case config.WriteRetriesTrackingID:
+		return retries.WriteRetriesWithTrackingID, nil
+	}
+	return retries.NoWriteRetries, nil
 }
