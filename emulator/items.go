@@ -194,7 +194,7 @@ func (s *Server) sessionSatisfied(req *request, rangeID string, caught int64) bo
 // answerWrite sends the outcome of a committed write.
 func (s *Server) answerWrite(req *request, status int, res writeResult, charge float64) {
 	h := req.w.Header()
-	h.Set(cosmos.HeaderSessionToken, sessionToken(res.part.rng.ID, res.part.lsn))
+	h.Set(cosmos.HeaderSessionToken, sessionToken(res.part.rng.ID, res.lsn))
 	h.Set(cosmos.HeaderLSN, strconv.FormatInt(res.version.lsn, 10))
 	h.Set(cosmos.HeaderPartitionKeyRangeID, res.part.rng.ID)
 	if res.version.body == nil {
@@ -213,7 +213,7 @@ func (s *Server) answerWrite(req *request, status int, res writeResult, charge f
 // the service would have spent finding out.
 func (s *Server) writeFailed(req *request, e *cosmos.Error, res writeResult) {
 	if res.part != nil {
-		req.w.Header().Set(cosmos.HeaderSessionToken, sessionToken(res.part.rng.ID, res.part.lsn))
+		req.w.Header().Set(cosmos.HeaderSessionToken, sessionToken(res.part.rng.ID, res.lsn))
 	}
 	charge := 0.0
 	switch e.StatusCode {

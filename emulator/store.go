@@ -418,6 +418,9 @@ type writeResult struct {
 	version *itemVersion
 	created bool
 	part    *partition
+	// lsn is the partition's LSN after the write (or at its refusal), read under the
+	// partition's lock: the handler must not read part.lsn itself.
+	lsn int64
 }
 
 // write applies a mutation to one document atomically within its partition. The new
@@ -448,19 +451,19 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	}
 	body, del, err := m(cur, rid)
 	if err != nil {
-		return writeResult{part: p}, err
+		return writeResult{part: p, lsn: p.lsn}, err
 	}
 	v := &itemVersion{lsn: p.lsn + 1, ts: now.Unix(), committed: now, origin: region}
 	if !del {
 		// The limit applies to the client's document; the system properties the
 		// service adds do not count against it.
 		if len(body) > MaxDocumentBytes {
-			return writeResult{part: p}, tooLarge(len(body))
+			return writeResult{part: p, lsn: p.lsn}, tooLarge(len(body))
 		}
 		v.etag = newETag()
 		v.body, err = withSystemProperties(body, rid, c, v.etag, v.ts)
 		if err != nil {
-			return writeResult{part: p}, err
+			return writeResult{part: p, lsn: p.lsn}, err
 		}
 	}
 	if s.disk != nil {
@@ -474,7 +477,7 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 			derr = s.disk.putItem(c, p.rng.ID, key, diskItem{id: id, pk: pk, rid: rid, seq: seq, lsn: v.lsn, ts: v.ts, etag: v.etag, body: v.body}, s.docSeq.Load())
 		}
 		if derr != nil {
-			return writeResult{part: p}, storageError(derr)
+			return writeResult{part: p, lsn: p.lsn}, storageError(derr)
 		}
 	}
 	created := cur == nil
@@ -489,7 +492,7 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	}
 	p.lsn = v.lsn
 	p.recordCommit(commit{lsn: v.lsn, committed: now, origin: region}, now, lag)
-	return writeResult{version: v, created: created, part: p}, nil
+	return writeResult{version: v, created: created, part: p, lsn: p.lsn}, nil
 }
 
 // scan calls fn for every document region sees in partition p, in creation order,

@@ -82,7 +82,7 @@ type Diagnostics struct {
 	Duration         time.Duration `json:"-"`
 	TimedOut         bool          `json:"timed_out"`
 	// WriteRetries is the write retry policy ("off", "retries", "tracking-id").
-	WriteRetries string `json:"write_retries,omitempty"`
+	WriteRetries string `json:"write_retries"`
 	// Resolution says how a retry's 409 or 412 was resolved, if it was.
 	Resolution string   `json:"resolution"`
 	Notes      []string `json:"notes"`
