@@ -129,7 +129,9 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
 
 func (o *itemOptions) registerWriteRetries(c *cobra.Command) {
 	c.Flags().StringVar(&o.writeRetries, "write-retries", "", "retry a write whose outcome is unknown: off, retries or tracking-id ($COSMOSCTL_WRITE_RETRY_POLICY; default off)")
-	c.Long += "\n" + writeRetriesHelp
+	// On a multi-write account with write retries on, a write may be hedged like a read.
+	o.conn.withHedging(c.Flags())
+	c.Long += "\n" + writeRetriesHelp + "\n\nOn a multi-write account with write retries on, the hedging flags and profile\nsettings apply to writes too; otherwise writes are never hedged."
 }
 
 func newDeleteCmd(io *IOStreams) *cobra.Command {
