@@ -94,6 +94,10 @@ func (c *Client) verifyTrackingID(ctx context.Context, rec *recorder, op *Operat
 	}
 	resolved := *resp
 	resolved.StatusCode, resolved.SubStatus = status, 0
+	// The write is reported with what it cost in all: every attempt and the check.
+	rec.mu.Lock()
+	resolved.RequestCharge = rec.d.RequestCharge
+	rec.mu.Unlock()
 	rec.resolve(fmt.Sprintf("%d on retry resolved: _trackingId matches", conflict.StatusCode))
 	return &resolved, i, true
 }

@@ -123,7 +123,7 @@ func TestCreateWithTrackingIDResolvesItsOwn409(t *testing.T) {
 	if res.StatusCode != 201 || reasons(d) != "initial:0:failed retry:409:failed verify:200:won" {
 		t.Fatalf("status %d, attempts %s", res.StatusCode, reasons(d))
 	}
-	if d.Resolution != "409 on retry resolved: _trackingId matches" || d.RequestCharge != 5+1 {
+	if d.Resolution != "409 on retry resolved: _trackingId matches" || d.RequestCharge != 5+1 || res.RequestCharge != d.RequestCharge {
 		t.Fatalf("resolution %q, RU %v", d.Resolution, d.RequestCharge)
 	}
 	if !strings.Contains(d.Attempts[0].Note, "ambiguous") {
