@@ -24,6 +24,9 @@ type Race struct {
 	// Arms is the number of arms that may run (Strategy.Arms of the effective regions).
 	Arms int
 	Run  Arm
+	// Admit, when set, is asked before each hedge arm (i >= 1) starts; when it says no,
+	// that arm and every later one stay unstarted (a budget is exhausted).
+	Admit func(arm int) bool
 }
 
 // Outcome is how a race ended.
@@ -33,6 +36,8 @@ type Outcome struct {
 	Winner int
 	// Started is how many arms were started.
 	Started int
+	// Denied is the arm that Admit refused, or 0 when none was.
+	Denied int
 }
 
 // race is the shared state of one Do. The first arm runs on the caller's goroutine and
@@ -47,6 +52,7 @@ type race struct {
 	started int
 	running int
 	winner  int
+	denied  int
 	aborted bool
 	closed  bool
 	cancels []context.CancelCauseFunc
@@ -85,7 +91,7 @@ func (r Race) Do(ctx context.Context) Outcome {
 	for _, c := range s.cancels {
 		c(nil)
 	}
-	return Outcome{Winner: s.winner, Started: s.started}
+	return Outcome{Winner: s.winner, Started: s.started, Denied: s.denied}
 }
 
 // newArmLocked registers the next arm and returns its context.
@@ -107,10 +113,16 @@ func (s *race) startNextLocked() {
 func (s *race) startNext(inline bool) (int, context.Context) {
 	// The parent's end is checked directly: the abort callback runs on its own
 	// goroutine and may not have run yet when a cancelled arm returns.
-	if s.winner >= 0 || s.aborted || s.started >= s.r.Arms || s.parent.Err() != nil {
+	if s.winner >= 0 || s.aborted || s.denied > 0 || s.started >= s.r.Arms || s.parent.Err() != nil {
 		return 0, nil
 	}
 	i := s.started
+	if s.r.Admit != nil && !s.r.Admit(i) {
+		s.denied = i
+		s.stopTimerLocked()
+		s.closeIfDoneLocked()
+		return 0, nil
+	}
 	ctx := s.newArmLocked()
 	s.armTimerLocked()
 	if inline && s.running == 1 {
@@ -129,7 +141,7 @@ func (s *race) armTimerLocked() {
 		s.timer.Stop()
 		s.timer = nil
 	}
-	if s.started >= s.r.Arms {
+	if s.started >= s.r.Arms || s.denied > 0 {
 		return
 	}
 	elapsed := s.r.Clock.Now().UnixNano() - s.t0
@@ -201,7 +213,7 @@ func (s *race) closeIfDoneLocked() {
 	if s.closed || s.running > 0 {
 		return
 	}
-	if s.winner >= 0 || s.aborted || s.started >= s.r.Arms || s.parent.Err() != nil {
+	if s.winner >= 0 || s.aborted || s.denied > 0 || s.started >= s.r.Arms || s.parent.Err() != nil {
 		s.closed = true
 		s.stopTimerLocked()
 		close(s.done)

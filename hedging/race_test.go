@@ -254,3 +254,25 @@ func TestThresholdValidation(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestAdmitRefusalLeavesLaterArmsUnstarted(t *testing.T) {
+	h := newHarness(t, 3)
+	asked := make(chan int, 4)
+	res := make(chan Outcome, 1)
+	go func() {
+		res <- Race{Clock: h.clock, Strategy: Threshold{Threshold: 300 * ms, Step: 100 * ms}, Arms: 3, Run: h.arm,
+			Admit: func(arm int) bool { asked <- arm; return false }}.Do(context.Background())
+	}()
+	h.expectStart(0, 0)
+	h.advance(300 * ms)
+	if a := <-asked; a != 1 {
+		t.Fatalf("admit asked for arm %d", a)
+	}
+	h.clock.Advance(time.Second)
+	h.expectNoStart()
+	h.cmds[0] <- answerFinal
+	out := <-res
+	if out.Winner != 0 || out.Started != 1 || out.Denied != 1 || len(asked) != 0 {
+		t.Fatalf("outcome %+v", out)
+	}
+}
