@@ -76,8 +76,8 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	rec.mu.Unlock()
 
 	var ar armResult
-	if strategy := c.hedgeStrategy(rec, &op, acct, plan); strategy != nil {
-		ar = c.runHedged(ctx, rec, &op, acct, plan, strategy)
+	if strategy, pl := c.hedgeStrategy(rec, &op, acct, plan); strategy != nil {
+		ar = c.runHedged(ctx, rec, &op, acct, plan, strategy, pl)
 	} else {
 		ar = c.runArm(ctx, rec, &op, acct, plan, arm{pinned: -1, reason: ReasonInitial})
 		if ar.final {

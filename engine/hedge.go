@@ -3,41 +3,47 @@ package engine
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/hedging"
 )
 
-// hedgeStrategy returns the strategy to run the operation with, or nil, and records the
+// hedgeStrategy returns the strategy to run the operation with (nil: no hedging) and,
+// for a per-operation strategy such as the adaptive one, its plan; it records the
 // decision in the diagnostics. Reads are hedged when a strategy is set and more than one
-// region is effective; writes never are until write retries exist, because a hedged
-// write is only safe on a multi-write account with a way to recognise its own retries.
-func (c *Client) hedgeStrategy(rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan) hedging.Strategy {
+// region is effective. A write is hedged only on a multi-write account with write
+// retries on: a hedged write is a retry sent before the first answer, safe only where
+// every region takes writes and the retry policy can tell its own success.
+func (c *Client) hedgeStrategy(rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan) (hedging.Strategy, hedging.Plan) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if op.Hedge == nil {
 		rec.d.HedgeConfig = "off"
-		return nil
+		return nil, nil
 	}
 	switch {
 	case op.Kind.IsWrite() && (!acct.EnableMultipleWriteLocations || !op.WriteRetries.Enabled()):
-		// A hedged write is a retry sent before the first answer; it is only safe where
-		// every region takes writes and the retry policy can tell its own success.
 		rec.d.HedgeConfig = "off: writes are hedged only on multi-write accounts with write retries on"
-		return nil
+		return nil, nil
 	case len(plan.targets) < 2:
 		rec.d.HedgeConfig = op.Hedge.String() + " (one effective region: nothing to hedge to)"
-		return nil
+		return nil, nil
+	}
+	if p, ok := op.Hedge.(hedging.Planner); ok {
+		pl := p.Begin(string(op.Kind))
+		rec.d.HedgeConfig = pl.String()
+		return pl, pl
 	}
 	rec.d.HedgeConfig = op.Hedge.String()
-	return op.Hedge
+	return op.Hedge, nil
 }
 
 // runHedged races arms across the effective regions: the first arm in the first region
 // (it may fail over), each hedge arm pinned to the next region, as the strategy
 // schedules them. The first final answer wins; the others are cancelled. Without a final
 // answer the first arm's outcome is the operation's.
-func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan, s hedging.Strategy) armResult {
+func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, acct *cosmos.Account, plan regionPlan, s hedging.Strategy, pl hedging.Plan) armResult {
 	n := s.Arms(len(plan.targets))
 	results := make([]armResult, n)
 	var mu sync.Mutex
@@ -68,7 +74,22 @@ func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, ac
 		mu.Unlock()
 		return r.final
 	}}
+	if pl != nil {
+		race.Admit = func(arm int) bool {
+			ok := pl.Admit(arm)
+			region := plan.targets[arm].Name
+			if ok {
+				rec.note("budget allowed the hedge to " + region)
+			} else {
+				rec.note("budget exhausted: no hedge to " + region)
+			}
+			return ok
+		}
+	}
 	out := race.Do(ctx)
+	if pl != nil {
+		pl.Done(firstLatency(rec))
+	}
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -95,4 +116,16 @@ func winnerRegion(rec *recorder, results []armResult, winner int) string {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return rec.d.Attempts[results[winner].last].Region
+}
+
+// firstLatency is the first attempt's latency, and whether it answered (a cancelled or
+// failed attempt's duration is only a lower bound of the region's latency).
+func firstLatency(rec *recorder) (time.Duration, bool) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.d.Attempts) == 0 {
+		return 0, false
+	}
+	a := rec.d.Attempts[0]
+	return a.Duration, a.done && a.StatusCode != 0 && a.Outcome != OutcomeCancelled
 }
