@@ -59,7 +59,23 @@ func (h *hedgeFlags) strategy(s config.Settings) (hedging.Strategy, error) {
 	switch mode {
 	case config.HedgingThreshold:
 	case config.HedgingAdaptive:
-		return nil, usageErrorf(`hedging mode "adaptive" is not available in this version of cosmosctl; use mode = "threshold" with a threshold, or --hedge-threshold`)
+		// The adaptive strategy learns from the operations of this process: a single
+		// read starts from its fallback threshold, a probe or hedge-test learns.
+		if set("hedging.budget") && s.Hedging.BudgetPercent <= 0 {
+			return nil, usageErrorf("the adaptive hedging budget must be more than 0%% (got %g%%); set mode = \"off\" to turn hedging off", s.Hedging.BudgetPercent)
+		}
+		cfg := hedging.AdaptiveConfig{MaxRegions: s.Hedging.MaxRegions, Budget: s.Hedging.BudgetPercent / 100}
+		if set("hedging.threshold") {
+			cfg.Fallback = s.Hedging.Threshold
+		}
+		if set("hedging.step") {
+			cfg.Step = s.Hedging.Step
+		}
+		a, err := hedging.NewAdaptive(cfg)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		return a, nil
 	default:
 		return nil, nil
 	}

@@ -71,6 +71,7 @@ incident can be rehearsed on one machine.`,
 		newDeleteCmd(io),
 		newPatchCmd(io),
 		newRegionsCmd(io),
+		newHedgeTestCmd(io),
 		newConfigCmd(io),
 		newEmulatorCmd(io),
 	)

@@ -28,7 +28,9 @@ type AdaptiveConfig struct {
 	// Fallback is the threshold while an operation kind warms up (default 500ms, the
 	// SDKs' default threshold).
 	Fallback time.Duration
-	// Step is the time between later arms after the threshold (default 50ms).
+	// Step is the time between later arms after the threshold (default 250ms). A step
+	// shorter than the round trip to another region mostly buys requests that lose:
+	// the second region has rarely answered yet when the third is asked.
 	Step time.Duration
 	// MaxRegions caps the arms (0: every effective region).
 	MaxRegions int
@@ -59,7 +61,7 @@ func (c AdaptiveConfig) withDefaults() AdaptiveConfig {
 		c.Fallback = 500 * time.Millisecond
 	}
 	if c.Step == 0 {
-		c.Step = 50 * time.Millisecond
+		c.Step = 250 * time.Millisecond
 	}
 	if c.Budget == 0 {
 		c.Budget = 0.10

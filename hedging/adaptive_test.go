@@ -234,14 +234,14 @@ func TestAdaptiveDescribesItselfAndEachDecision(t *testing.T) {
 		want string
 	}{
 		{"learned", AdaptiveConfig{}, [][]sample{answered("read", 200, 12*ms)},
-			"adaptive threshold=12ms (p99 of 200 read samples) step=50ms budget=10%"},
+			"adaptive threshold=12ms (p99 of 200 read samples) step=250ms budget=10%"},
 		{"warming up", AdaptiveConfig{}, [][]sample{answered("read", 7, 12*ms)},
-			"adaptive threshold=500ms (fallback: 7 of 20 read samples) step=50ms budget=10%"},
+			"adaptive threshold=500ms (fallback: 7 of 20 read samples) step=250ms budget=10%"},
 		{"floor", AdaptiveConfig{}, [][]sample{answered("read", 200, 2*ms)},
-			"adaptive threshold=5ms (floor: p99 of 200 read samples is 2ms) step=50ms budget=10%"},
+			"adaptive threshold=5ms (floor: p99 of 200 read samples is 2ms) step=250ms budget=10%"},
 		{"measured latencies are rounded to the microsecond", AdaptiveConfig{MinSamples: 1},
 			[][]sample{answered("read", 1, 12345678*time.Nanosecond)},
-			"adaptive threshold=12.346ms (p99 of 1 read samples) step=50ms budget=10%"},
+			"adaptive threshold=12.346ms (p99 of 1 read samples) step=250ms budget=10%"},
 		{"other settings", AdaptiveConfig{Percentile: 0.999, Step: 20 * ms, Budget: 0.05, MaxRegions: 2, MinSamples: 1},
 			[][]sample{answered("create", 3, 40*ms)},
 			"adaptive threshold=40ms (p99.9 of 3 create samples) step=20ms budget=5% max_regions=2"},
@@ -255,7 +255,7 @@ func TestAdaptiveDescribesItselfAndEachDecision(t *testing.T) {
 			}
 		})
 	}
-	if got := newAdaptive(t, AdaptiveConfig{}).String(); got != "adaptive p99 floor=5ms fallback=500ms step=50ms budget=10%" {
+	if got := newAdaptive(t, AdaptiveConfig{}).String(); got != "adaptive p99 floor=5ms fallback=500ms step=250ms budget=10%" {
 		t.Fatalf("String() = %s", got)
 	}
 	a := newAdaptive(t, AdaptiveConfig{Percentile: 0.95, Floor: 2 * ms, Fallback: time.Second, Step: 10 * ms, Budget: 0.25, MaxRegions: 3})
@@ -463,7 +463,7 @@ func ExampleAdaptive() {
 	fmt.Println(plan)
 	fmt.Println(plan.Offset(1), plan.Offset(2))
 	// Output:
-	// adaptive p99 floor=5ms fallback=500ms step=50ms budget=10%
-	// adaptive threshold=14ms (p99 of 3 read samples) step=50ms budget=10%
-	// 14ms 64ms
+	// adaptive p99 floor=5ms fallback=500ms step=250ms budget=10%
+	// adaptive threshold=14ms (p99 of 3 read samples) step=250ms budget=10%
+	// 14ms 264ms
 }

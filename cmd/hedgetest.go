@@ -1,0 +1,348 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/hedgetest"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+type hedgeTestOptions struct {
+	conn        connFlags
+	scenario    string
+	strategies  string
+	count       int
+	concurrency int
+	rate        float64
+	targetP99   time.Duration
+	budget      string
+	items       int
+	plot        string
+}
+
+const defaultStrategies = "none,threshold=500ms/100ms,fanout,adaptive"
+
+func newHedgeTestCmd(io *IOStreams) *cobra.Command {
+	o := &hedgeTestOptions{}
+	c := &cobra.Command{
+		Use:   "hedge-test",
+		Short: "Compare hedging strategies on the same read workload",
+		Long: `Run the same read workload under several hedging strategies, one after another on
+the same account and data, and compare them: p50/p90/p99/p99.9, extra requests and
+request units, which regions answered, timeouts. It ends with a recommendation —
+the strategy that meets --target-p99 at the least extra load — and, on a terminal,
+a latency chart.
+
+With no account configured it runs on an embedded emulator (three regions with
+realistic latencies) under a scenario, the brownout by default:
+  brownout  the first region answers 5% of reads 0.5–2 s late
+  outage    the first region refuses connections
+  throttle  the first region returns 429 (retry after 100ms) for 20% of reads
+or a TOML scenario file (see cosmosctl emulator --help). Against a real account it
+uses the configured profile and no scenario, and upserts --items small documents
+with ids hedge-test-N (partition key = id) to read.
+
+Strategies: none, threshold=T/S (threshold T, step S), fanout (every region at
+once), adaptive (threshold learned from the first region's recent p99, extra
+requests capped by --budget), adaptive=5% (its own budget).`,
+		Example: `  cosmosctl hedge-test
+  cosmosctl hedge-test --scenario throttle --strategies none,threshold=50ms/20ms,adaptive
+  cosmosctl hedge-test --count 5000 --target-p99 150ms --plot tails.svg
+  cosmosctl hedge-test --profile prod --strategies none,adaptive -o json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context(), io) },
+	}
+	o.conn.register(c)
+	f := c.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, throttle, or a TOML scenario file")
+	f.StringVar(&o.strategies, "strategies", defaultStrategies, "strategies to compare, comma-separated")
+	f.IntVar(&o.count, "count", 1000, "reads per strategy")
+	f.IntVar(&o.concurrency, "concurrency", 8, "reads in flight at once")
+	f.Float64Var(&o.rate, "rate", 0, "reads per second, open loop (latency counted from the intended send time); 0 runs closed loop")
+	f.DurationVar(&o.targetP99, "target-p99", 100*time.Millisecond, "the p99 the recommendation must meet")
+	f.StringVar(&o.budget, "budget", "10%", "adaptive strategy's extra-request budget")
+	f.IntVar(&o.items, "items", 20, "distinct items the workload reads")
+	f.StringVar(&o.plot, "plot", "", "write the latency chart to this .svg or .html file")
+	return c
+}
+
+func (o *hedgeTestOptions) validate() (float64, error) {
+	switch {
+	case o.count < 1:
+		return 0, usageErrorf("--count must be at least 1, not %d", o.count)
+	case o.concurrency < 1:
+		return 0, usageErrorf("--concurrency must be at least 1, not %d", o.concurrency)
+	case o.rate < 0:
+		return 0, usageErrorf("--rate must not be negative (got %g)", o.rate)
+	case o.targetP99 <= 0:
+		return 0, usageErrorf("--target-p99 must be a positive duration such as 100ms")
+	case o.items < 1:
+		return 0, usageErrorf("--items must be at least 1")
+	}
+	if o.plot != "" {
+		if ext := strings.ToLower(filepath.Ext(o.plot)); ext != ".svg" && ext != ".html" {
+			return 0, usageErrorf("--plot %s: the chart is written as .svg or .html", o.plot)
+		}
+	}
+	var pct float64
+	if _, err := fmt.Sscanf(strings.TrimSuffix(o.budget, "%"), "%g", &pct); err != nil || !strings.HasSuffix(o.budget, "%") || pct <= 0 || pct > 100 {
+		return 0, usageErrorf("--budget %q must be a percentage such as 10%%", o.budget)
+	}
+	return pct / 100, nil
+}
+
+func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
+	budget, err := o.validate()
+	if err != nil {
+		return err
+	}
+	specs, err := hedgetest.ParseStrategies(o.strategies, budget)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	settings, err := o.conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	scenario := o.scenario
+	if settings.Configured() && scenario != "" {
+		return usageErrorf("--scenario applies to the embedded emulator only; against %s hedge-test uses the account as it is", settings.Endpoint)
+	}
+	if !settings.Configured() && scenario == "" {
+		scenario = "brownout"
+	}
+	// hedge-test never persists the embedded emulator's data: its items are scratch.
+	o.conn.ephemeral = true
+	sess, err := o.conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	// The items are written before the scenario starts: an outage of the write region
+	// would otherwise stop the test before it begins.
+	items, err := o.prepareItems(ctx, sess)
+	if err != nil {
+		return err
+	}
+	if sess.embedded != nil {
+		if err := applyScenario(sess.embedded, scenario); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "scenario: %s\n", describeScenario(scenario))
+	}
+	e2e := sess.settings.E2ETimeout
+	if e2e == 0 {
+		e2e = 5 * time.Second
+	}
+	w := hedgetest.Workload{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+		Items: items, Count: o.count, Concurrency: o.concurrency, Rate: o.rate, E2ETimeout: e2e}
+	var results []hedgetest.Result
+	for _, spec := range specs {
+		if io.ErrTTY {
+			w.Progress = func(done int) {
+				if done%50 == 0 || done == o.count {
+					fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d reads", spec.Name, done, o.count)
+				}
+			}
+		}
+		r, err := hedgetest.Run(ctx, w, spec)
+		if io.ErrTTY {
+			fmt.Fprint(io.ErrOut, "\r\033[K")
+		}
+		if err != nil {
+			return asUsage(err)
+		}
+		results = append(results, r)
+	}
+	rec := hedgetest.Recommend(results, o.targetP99)
+	series := make([]output.Series, len(results))
+	for i, r := range results {
+		series[i] = output.Series{Name: r.Strategy, Latencies: r.Latencies}
+	}
+	if o.plot != "" {
+		if err := writePlot(o.plot, series, "cosmosctl hedge-test: "+describeScenario(scenario)); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "chart written to %s\n", o.plot)
+	}
+	if o.conn.wantJSON(sess.settings) {
+		return output.WriteJSON(io.Out, hedgeTestJSON(scenario, o, results, rec))
+	}
+	return o.printTable(io, results, rec, series)
+}
+
+func applyScenario(srv *emulator.Server, scenario string) error {
+	first := srv.Regions()[0].Name
+	if _, builtin := emulator.BuiltinScenarios[scenario]; builtin {
+		rules, err := emulator.BuiltinScenario(scenario, first)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		for _, r := range rules {
+			if _, err := srv.AddFault(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := os.Stat(scenario); err != nil {
+		return usageErrorf("--scenario %q is neither a built-in scenario (%s) nor a readable file", scenario, strings.Join(emulator.BuiltinScenarioNames(), ", "))
+	}
+	var cfg emulator.Config
+	if err := emulator.LoadScenario(scenario, &cfg); err != nil {
+		return &UsageError{Err: err}
+	}
+	for _, l := range cfg.Latency {
+		if err := srv.Faults().SetLatency(l.Region, l.Operation, l.Distribution); err != nil {
+			return &UsageError{Err: fmt.Errorf("scenario %s: %v", scenario, err)}
+		}
+	}
+	for _, r := range cfg.Faults {
+		if _, err := srv.AddFault(r); err != nil {
+			return &UsageError{Err: fmt.Errorf("scenario %s: %v", scenario, err)}
+		}
+	}
+	return nil
+}
+
+func describeScenario(s string) string {
+	if d, ok := emulator.BuiltinScenarios[s]; ok {
+		return s + " (" + d + ")"
+	}
+	if s == "" {
+		return "the configured account, as it is"
+	}
+	return s
+}
+
+// prepareItems upserts the items the workload reads.
+func (o *hedgeTestOptions) prepareItems(ctx context.Context, sess *session) ([]hedgetest.Item, error) {
+	items := make([]hedgetest.Item, o.items)
+	for i := range items {
+		id := fmt.Sprintf("hedge-test-%d", i)
+		body := fmt.Sprintf(`{"id":%q,"pk":%q,"purpose":"cosmosctl hedge-test"}`, id, id)
+		res, err := sess.client.Execute(ctx, engine.Operation{Kind: engine.OpUpsert, Database: sess.settings.Database, Container: sess.settings.Container,
+			Body: []byte(body), E2ETimeout: 30 * time.Second})
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("preparing item %s: %w", id, err))
+		}
+		items[i] = hedgetest.Item{ID: id, PartitionKey: pkOf(res)}
+	}
+	return items, nil
+}
+
+func pkOf(res *engine.Result) cosmos.PartitionKey {
+	pk, _ := cosmos.ParsePartitionKeyJSON(string(res.Diagnostics.PartitionKey))
+	return pk
+}
+
+func writePlot(path string, series []output.Series, title string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return usageErrorf("cannot write --plot %s: %v", path, err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".html") {
+		err = output.WriteCDFHTML(f, series, title)
+	} else {
+		err = output.WriteCDFSVG(f, series, title)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func winsText(r hedgetest.Result) string {
+	share := r.WinShare()
+	regions := make([]string, 0, len(share))
+	for region := range share {
+		regions = append(regions, region)
+	}
+	sort.Slice(regions, func(i, j int) bool { return share[regions[i]] > share[regions[j]] })
+	var parts []string
+	for _, region := range regions {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", region, share[region]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series) error {
+	st := output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv)
+	t := output.NewTable(io.Out, st, "STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS")
+	for _, r := range results {
+		q := r.Stats.Quantile
+		t.Append(r.Strategy, output.HumanDuration(q(0.5)), output.HumanDuration(q(0.9)), output.HumanDuration(q(0.99)),
+			output.HumanDuration(q(0.999)), output.HumanDuration(q(1)), fmt.Sprintf("+%.1f%%", r.ExtraRequestsPct()),
+			fmt.Sprintf("+%.1f%%", r.ExtraRUPct()), fmt.Sprint(r.Timeouts), winsText(r))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	verdict := "recommendation: " + rec.Strategy + " — " + rec.Reason
+	if !rec.Met {
+		verdict = "recommendation: " + rec.Reason
+	}
+	fmt.Fprintln(io.Out, "\nextra RU counts the answers that arrived: a cancelled request's charge is unknown to the client, though the service may bill it")
+	fmt.Fprintln(io.Out, verdict)
+	if io.OutTTY {
+		fmt.Fprintln(io.Out)
+		return output.WriteCDF(io.Out, series, 60, 14, st)
+	}
+	return nil
+}
+
+// hedgeTestReport is the -o json shape; units are in the field names.
+type hedgeTestReport struct {
+	Scenario       string                   `json:"scenario"`
+	Reads          int                      `json:"reads_per_strategy"`
+	Concurrency    int                      `json:"concurrency"`
+	RatePerSecond  float64                  `json:"rate_per_second"`
+	TargetP99Ms    float64                  `json:"target_p99_ms"`
+	Strategies     []hedgeTestStrategy      `json:"strategies"`
+	Recommendation hedgetest.Recommendation `json:"recommendation"`
+}
+
+type hedgeTestStrategy struct {
+	Name             string             `json:"name"`
+	P50Ms            float64            `json:"p50_ms"`
+	P90Ms            float64            `json:"p90_ms"`
+	P99Ms            float64            `json:"p99_ms"`
+	P999Ms           float64            `json:"p999_ms"`
+	MaxMs            float64            `json:"max_ms"`
+	Reads            int                `json:"reads"`
+	Requests         int                `json:"requests"`
+	ExtraRequestsPct float64            `json:"extra_requests_pct"`
+	RequestCharge    float64            `json:"request_charge"`
+	ExtraRUPct       float64            `json:"extra_ru_pct"`
+	Timeouts         int                `json:"timeouts"`
+	Failures         int                `json:"failures"`
+	WinsPct          map[string]float64 `json:"wins_pct"`
+	DurationMs       float64            `json:"duration_ms"`
+}
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Result, rec hedgetest.Recommendation) hedgeTestReport {
+	rep := hedgeTestReport{Scenario: scenario, Reads: o.count, Concurrency: o.concurrency, RatePerSecond: o.rate,
+		TargetP99Ms: msOf(o.targetP99), Recommendation: rec}
+	for _, r := range results {
+		q := r.Stats.Quantile
+		rep.Strategies = append(rep.Strategies, hedgeTestStrategy{
+			Name: r.Strategy, P50Ms: msOf(q(0.5)), P90Ms: msOf(q(0.9)), P99Ms: msOf(q(0.99)), P999Ms: msOf(q(0.999)), MaxMs: msOf(q(1)),
+			Reads: r.Reads, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
+			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, WinsPct: r.WinShare(), DurationMs: msOf(r.Duration),
+		})
+	}
+	return rep
+}

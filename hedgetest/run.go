@@ -1,0 +1,137 @@
+package hedgetest
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/workload"
+)
+
+// Item is one document the workload reads.
+type Item struct {
+	ID           string
+	PartitionKey cosmos.PartitionKey
+}
+
+// Workload is what every strategy is run with.
+type Workload struct {
+	Client      *engine.Client
+	Database    string
+	Container   string
+	Items       []Item
+	Count       int           // reads per strategy
+	Concurrency int           // workers (closed loop) or the in-flight cap (open loop)
+	Rate        float64       // reads per second; 0 = closed loop
+	E2ETimeout  time.Duration // per read
+	Clock       clock.Clock
+	// Progress, if set, is called after each read with the reads done so far.
+	Progress func(done int)
+}
+
+// Result is one strategy's run.
+type Result struct {
+	Strategy string
+	Stats    *workload.Stats
+	// Latencies are every read's latency, sorted, for the CDF.
+	Latencies []time.Duration
+	Reads     int
+	Attempts  int // requests sent, cancelled ones included
+	Timeouts  int
+	Failures  int // reads that ended in an error other than a timeout
+	// RequestCharge is every attempt's RU; WinnerCharge only the answers used.
+	RequestCharge float64
+	WinnerCharge  float64
+	Wins          map[string]int
+	Duration      time.Duration
+}
+
+// ExtraRequestsPct is the requests sent beyond one per read, as a percentage of reads.
+func (r Result) ExtraRequestsPct() float64 {
+	if r.Reads == 0 {
+		return 0
+	}
+	return 100 * float64(r.Attempts-r.Reads) / float64(r.Reads)
+}
+
+// ExtraRUPct is the request charge beyond the answers used, as a percentage of it.
+func (r Result) ExtraRUPct() float64 {
+	if r.WinnerCharge == 0 {
+		return 0
+	}
+	return 100 * (r.RequestCharge - r.WinnerCharge) / r.WinnerCharge
+}
+
+// WinShare is each region's share of the reads it answered, in percent.
+func (r Result) WinShare() map[string]float64 {
+	out := map[string]float64{}
+	for region, n := range r.Wins {
+		out[region] = 100 * float64(n) / float64(r.Reads)
+	}
+	return out
+}
+
+// Run reads the workload's items Count times under one strategy.
+func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
+	res := Result{Strategy: spec.Name, Stats: workload.NewStats(), Wins: map[string]int{}}
+	op := engine.Operation{Kind: engine.OpRead, Database: w.Database, Container: w.Container, E2ETimeout: w.E2ETimeout}
+	if spec.New != nil {
+		s, err := spec.New()
+		if err != nil {
+			return res, err
+		}
+		op.Hedge = s
+	}
+	clk := w.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	var mu sync.Mutex
+	var next int
+	sched := workload.Schedule{Rate: w.Rate, Concurrency: w.Concurrency, Count: w.Count, Clock: clk}
+	start := clk.Now()
+	err := sched.Run(ctx, func(ctx context.Context, intended time.Time) {
+		mu.Lock()
+		item := w.Items[next%len(w.Items)]
+		next++
+		mu.Unlock()
+		o := op
+		o.ID, o.PartitionKey = item.ID, item.PartitionKey
+		out, err := w.Client.Execute(ctx, o)
+		latency := clk.Now().Sub(intended)
+		mu.Lock()
+		defer mu.Unlock()
+		res.Reads++
+		status, sub := 0, 0
+		if out != nil {
+			status, sub = out.StatusCode, out.SubStatus
+			d := out.Diagnostics
+			res.Attempts += len(d.Attempts)
+			res.RequestCharge += d.RequestCharge
+			if d.WinningRegion != "" {
+				res.Wins[d.WinningRegion]++
+				res.WinnerCharge += out.RequestCharge
+			}
+		}
+		var te *engine.TimeoutError
+		switch {
+		case errors.As(err, &te):
+			res.Timeouts++
+		case err != nil:
+			res.Failures++
+		}
+		res.Stats.Record(latency, status, sub, 0, err != nil)
+		res.Latencies = append(res.Latencies, latency)
+		if w.Progress != nil {
+			w.Progress(res.Reads)
+		}
+	})
+	res.Duration = clk.Now().Sub(start)
+	sort.Slice(res.Latencies, func(i, j int) bool { return res.Latencies[i] < res.Latencies[j] })
+	return res, err
+}
