@@ -116,8 +116,10 @@ type arm struct {
 	// transient is called after each attempt that got a transient result (hedging
 	// starts the next region at once); nil without hedging.
 	transient func()
-	// claim reserves an effective region for the first arm's failover so that it does
-	// not go where a hedge arm already is; nil without hedging.
+	// free reports whether an effective region is not yet claimed by an arm, and claim
+	// takes it for the first arm's failover, so that a failover never goes where a
+	// hedge arm already is; both nil without hedging.
+	free  func(idx int) bool
 	claim func(idx int) bool
 }
 
@@ -170,13 +172,14 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		}
 		next := -1
 		if a.pinned < 0 && !op.Kind.IsWrite() {
-			next = c.nextRegion(plan, idx, a.claim)
+			next = nextRegion(plan, idx, a.free)
 		}
 		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), WriteRetries: op.WriteRetries.Enabled(), Region: region.Name, CanFailOver: next >= 0}, out)
 		rec.setOutcome(i, OutcomeFailed, d.Note)
-		if d.Action != retries.Stop && a.transient != nil {
-			// The arm goes on (a wait, a failover); hedging starts the next region now
-			// rather than at its scheduled time. An arm that stops is itself the signal.
+		if d.Action == retries.RetrySameRegion && a.transient != nil {
+			// The arm waits to try its region again; hedging starts the next region now
+			// rather than at its scheduled time. A failover already moves on to the next
+			// region, and an arm that stops is itself the signal.
 			a.transient()
 		}
 		switch d.Action {
@@ -189,6 +192,14 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			}
 			reason = ReasonRetry
 		case retries.NextRegion:
+			// Claim the region; a hedge arm may have taken it meanwhile, so take the
+			// next free one then.
+			for a.claim != nil && next >= 0 && !a.claim(next) {
+				next = nextRegion(plan, next, a.free)
+			}
+			if next < 0 {
+				return res
+			}
 			idx = next
 			reason = ReasonFailover
 		case retries.RefreshAccount:
@@ -211,11 +222,11 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 	}
 }
 
-// nextRegion is the effective region the first arm fails over to: the next one in
-// order that no hedge arm has claimed, or -1.
-func (c *Client) nextRegion(plan regionPlan, idx int, claim func(int) bool) int {
+// nextRegion is the effective region the first arm would fail over to: the next one in
+// order that is free (no hedge arm has claimed it), or -1.
+func nextRegion(plan regionPlan, idx int, free func(int) bool) int {
 	for j := idx + 1; j < len(plan.targets); j++ {
-		if claim == nil || claim(j) {
+		if free == nil || free(j) {
 			return j
 		}
 	}

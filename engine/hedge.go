@@ -47,13 +47,12 @@ func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, ac
 	n := s.Arms(len(plan.targets))
 	results := make([]armResult, n)
 	var mu sync.Mutex
-	// The first n effective regions belong to the arms, in order; the first arm may fail
-	// over only into regions beyond them, so that a failover never doubles up on a
-	// region a hedge arm is (or will be) reading from.
+	// A region is claimed by the arm that goes there: the first arm claims the first
+	// region and each region it fails over to; a hedge arm takes the next region nobody
+	// has claimed. So a failover and a hedge never ask the same region, and a hedge that
+	// is refused (a budget) or not yet due never holds back the first arm's failover.
 	claimed := make([]bool, len(plan.targets))
-	for j := 0; j < n; j++ {
-		claimed[j] = true
-	}
+	claimed[0] = true
 	claim := func(idx int) bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -63,10 +62,28 @@ func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, ac
 		claimed[idx] = true
 		return true
 	}
+	free := func(idx int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !claimed[idx]
+	}
 	race := hedging.Race{Clock: c.clock, Strategy: s, Arms: n, Run: func(actx context.Context, i int, transient func()) bool {
-		a := arm{pinned: -1, reason: ReasonInitial, transient: transient, claim: claim}
+		a := arm{pinned: -1, reason: ReasonInitial, transient: transient, claim: claim, free: free}
 		if i > 0 {
-			a = arm{pinned: i, reason: ReasonHedge, transient: transient}
+			idx := -1
+			for j := 1; j < len(plan.targets); j++ {
+				if claim(j) {
+					idx = j
+					break
+				}
+			}
+			if idx < 0 {
+				mu.Lock()
+				results[i] = armResult{last: -1}
+				mu.Unlock()
+				return false
+			}
+			a = arm{pinned: idx, reason: ReasonHedge, transient: transient}
 		}
 		r := c.runArm(actx, rec, op, acct, plan, a)
 		mu.Lock()
@@ -77,13 +94,16 @@ func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, ac
 	if pl != nil {
 		race.Admit = func(arm int) bool {
 			ok := pl.Admit(arm)
-			region := plan.targets[arm].Name
+			region := "the next region"
+			if arm < len(plan.targets) {
+				region = plan.targets[arm].Name
+			}
 			if ok {
 				rec.note("budget allowed the hedge to " + region)
-			} else {
-				rec.note("budget exhausted: no hedge to " + region)
+				return true
 			}
-			return ok
+			rec.note("budget exhausted: no hedge to " + region)
+			return false
 		}
 	}
 	out := race.Do(ctx)

@@ -141,8 +141,23 @@ func TestTransientResultStartsTheHedgeAtOnce(t *testing.T) {
 	c := newTestClient(t, tr, clk)
 	out := <-execAsync(c, hedgedRead(300*msec, 100*msec, 0))
 	d := out.res.Diagnostics
-	if got := summary(d); got != "East US/initial/0s/failed West US/hedge/0s/won" {
+	if got := summary(d); got != "East US/initial/0s/failed West US/failover/0s/won" {
 		t.Fatalf("attempts: %s", got)
+	}
+}
+
+func TestThrottledFirstRegionStartsTheHedgeAtOnce(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	tr := newFakeTransport(fakeAccount(false))
+	tr.on("http://east", reply{status: 429, retryAfter: time.Second}, reply{block: true})
+	tr.on("http://west", reply{status: 200, body: `{}`})
+	c := newTestClient(t, tr, clk)
+	out := <-execAsync(c, hedgedRead(300*msec, 100*msec, 0))
+	d := out.res.Diagnostics
+	// The 429 makes the first arm wait a second in East US; the hedge does not wait for
+	// the threshold.
+	if d.WinningRegion != "West US" || d.Attempts[1].Reason != ReasonHedge || d.Attempts[1].Start != 0 {
+		t.Fatalf("attempts: %s", summary(d))
 	}
 }
 
@@ -165,12 +180,14 @@ func TestWithoutAFinalResultTheFirstArmsOutcomeIsReturned(t *testing.T) {
 	clk := clock.NewFake(time.Unix(0, 0))
 	tr := newFakeTransport(fakeAccount(false))
 	tr.on("http://east", reply{status: 503})
-	tr.on("http://west", reply{status: 429, retryAfter: time.Hour})
+	tr.on("http://west", reply{status: 500})
 	tr.on("http://north", reply{status: 408})
 	c := newTestClient(t, tr, clk)
 	out := <-execAsync(c, hedgedRead(300*msec, 100*msec, 0))
-	if out.res.StatusCode != 503 {
-		t.Fatalf("result %d, want the first arm's 503: %s", out.res.StatusCode, summary(out.res.Diagnostics))
+	// The first arm fails over East → West → North; nothing is final, so its outcome,
+	// the 408, is the operation's.
+	if out.res.StatusCode != 408 {
+		t.Fatalf("result %d: %s", out.res.StatusCode, summary(out.res.Diagnostics))
 	}
 	regions := map[string]int{}
 	for _, a := range out.res.Diagnostics.Attempts {
@@ -181,27 +198,24 @@ func TestWithoutAFinalResultTheFirstArmsOutcomeIsReturned(t *testing.T) {
 	}
 }
 
-func TestMaxRegionsCapsHedgesAndTheFirstArmFailsOverBeyondThem(t *testing.T) {
+func TestMaxRegionsCapsTheHedges(t *testing.T) {
 	clk := clock.NewFake(time.Unix(0, 0))
 	tr := newFakeTransport(fakeAccount(false))
-	tr.on("http://east", reply{status: 503})
-	tr.on("http://west", reply{block: true})
-	tr.on("http://north", reply{status: 200, body: `{}`})
-	c := newTestClient(t, tr, clk)
-	out := <-execAsync(c, hedgedRead(300*msec, 100*msec, 2))
-	d := out.res.Diagnostics
-	// East's 503 starts the West hedge at once; the first arm may fail over only beyond
-	// the two hedged regions, to North Europe, which answers.
-	if d.WinningRegion != "North Europe" || len(d.Attempts) != 3 {
-		t.Fatalf("attempts: %s", summary(d))
+	for _, ep := range []string{"http://east", "http://west", "http://north"} {
+		tr.on(ep, reply{block: true})
 	}
-	for _, a := range d.Attempts {
-		if a.Region == "North Europe" && a.Reason != ReasonFailover {
-			t.Fatalf("North Europe is the first arm's failover, not a hedge: %s", summary(d))
-		}
-		if a.Region == "West US" && a.Outcome != OutcomeCancelled {
-			t.Fatalf("the slow hedge is cancelled: %s", summary(d))
-		}
+	c := newTestClient(t, tr, clk)
+	op := hedgedRead(300*msec, 100*msec, 2)
+	op.E2ETimeout = time.Second
+	done := execAsync(c, op)
+	<-tr.blocked
+	clk.WaitForTimers(2, time.Second)
+	clk.Advance(300 * msec)
+	<-tr.blocked
+	clk.Advance(700 * msec)
+	out := <-done
+	if got := summary(out.res.Diagnostics); got != "East US/initial/0s/cancelled West US/hedge/300ms/cancelled" {
+		t.Fatalf("max_regions=2 allows one hedge: %s", got)
 	}
 }
 
@@ -227,5 +241,29 @@ func TestHedgeWithOneEffectiveRegionIsAPlainRead(t *testing.T) {
 	res, err := c.Execute(context.Background(), op)
 	if err != nil || res.Diagnostics.WinningRegion != "West US" || !strings.Contains(res.Diagnostics.HedgeConfig, "nothing to hedge to") {
 		t.Fatalf("err %v diagnostics %+v", err, res.Diagnostics)
+	}
+}
+
+// refusingPlan is a plan whose budget refuses every hedge.
+type refusingPlan struct{ hedging.Threshold }
+
+func (refusingPlan) Admit(int) bool              { return false }
+func (refusingPlan) Done(time.Duration, bool)    {}
+func (p refusingPlan) Begin(string) hedging.Plan { return p }
+
+func TestARefusedHedgeLeavesTheFirstArmFreeToFailOver(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	tr := newFakeTransport(fakeAccount(false))
+	tr.on("http://east", reply{status: 503})
+	tr.on("http://west", reply{status: 200, body: `{}`})
+	c := newTestClient(t, tr, clk)
+	op := readOp()
+	op.Hedge = refusingPlan{hedging.Threshold{Threshold: 300 * msec, Step: 100 * msec}}
+	out := <-execAsync(c, op)
+	if out.err != nil || out.res.Diagnostics.WinningRegion != "West US" {
+		t.Fatalf("err %v attempts %s notes %v", out.err, summary(out.res.Diagnostics), out.res.Diagnostics.Notes)
+	}
+	if a := out.res.Diagnostics.Attempts; a[len(a)-1].Reason != ReasonFailover {
+		t.Fatalf("West US is reached by the first arm's failover: %s", summary(out.res.Diagnostics))
 	}
 }

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
 
 // RegionInfo is one region of the account as an operator sees it.
@@ -115,4 +117,43 @@ func (r RegionInfo) MarshalJSON() ([]byte, error) {
 		plain
 		LatencyMs float64 `json:"latency_ms"`
 	}{plain(r), ms(r.Latency)})
+}
+
+// Derive returns a client that shares this one's endpoint, transport, clock and cached
+// account topology, with its own preferred regions and retry policy. Probes use it to
+// send requests that are never retried, so that every 429 and 503 is counted.
+func (c *Client) Derive(preferred []string, retry retries.Policy) *Client {
+	d, _ := New(Options{Endpoint: c.endpoint, Transport: c.transport, Clock: c.clock, PreferredRegions: preferred, Retry: &retry})
+	d.topology = c.topology
+	return d
+}
+
+// Ping sends one GET / to a region's own endpoint, once, without retries: the cheapest
+// round trip through that region's gateway. It returns what the transport does: the
+// response, with a *cosmos.Error for a status of 400 or more, or a *cosmos.NetworkError.
+func (c *Client) Ping(ctx context.Context, region string) (*cosmos.Response, error) {
+	acct, err := c.topology.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range append(append([]cosmos.Location(nil), acct.ReadableLocations...), acct.WritableLocations...) {
+		if cosmos.SameRegion(l.Name, region) {
+			return c.transport.Do(ctx, endpointOf(l), &cosmos.Request{Method: http.MethodGet, Path: "/"})
+		}
+	}
+	return nil, inputErrorf("region %q is not a region of this account; its regions are %s", region, strings.Join(quoted(acct.ReadRegions()), ", "))
+}
+
+// PartitionKeyPaths returns a container's partition key paths ("/pk", or one per level of
+// a hierarchical key), read from the write region once per process.
+func (c *Client) PartitionKeyPaths(ctx context.Context, database, container string) ([]string, error) {
+	acct, err := c.topology.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := c.partitionKeyDefinition(ctx, database, container, endpointOf(acct.WritableLocations[0]))
+	if err != nil {
+		return nil, err
+	}
+	return append([]string(nil), def.Paths...), nil
 }

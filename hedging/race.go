@@ -82,7 +82,7 @@ func (r Race) Do(ctx context.Context) Outcome {
 	arm, actx := 0, ctx0
 	for actx != nil {
 		final := r.Run(actx, arm, s.transient)
-		arm, actx = s.finished(arm, final, true)
+		arm, actx = s.finished(arm, final, inlineIfIdle)
 	}
 	<-s.done
 	stop()
@@ -105,12 +105,20 @@ func (s *race) newArmLocked() context.Context {
 
 // startNextLocked starts the next arm on its own goroutine, if the race is still open.
 func (s *race) startNextLocked() {
-	s.startNext(false)
+	s.startNext(spawn)
 }
 
-// startNext starts the next arm, if the race is still open. With inline set and no arm
-// running, it only registers the arm and returns its context for the caller to run.
-func (s *race) startNext(inline bool) (int, context.Context) {
+// How startNext hands over the arm it starts.
+const (
+	spawn        = iota // on a goroutine of its own
+	inlineIfIdle        // to the caller, if no other arm runs (Do's own goroutine)
+	inline              // to the caller (a timer's goroutine, which has nothing else to do)
+)
+
+// startNext starts the next arm, if the race is still open. Depending on how, it runs
+// it on a new goroutine, or only registers it and returns its context for the caller
+// to run.
+func (s *race) startNext(how int) (int, context.Context) {
 	// The parent's end is checked directly: the abort callback runs on its own
 	// goroutine and may not have run yet when a cancelled arm returns.
 	if s.winner >= 0 || s.aborted || s.denied > 0 || s.started >= s.r.Arms || s.parent.Err() != nil {
@@ -125,12 +133,12 @@ func (s *race) startNext(inline bool) (int, context.Context) {
 	}
 	ctx := s.newArmLocked()
 	s.armTimerLocked()
-	if inline && s.running == 1 {
+	if how == inline || (how == inlineIfIdle && s.running == 1) {
 		return i, ctx
 	}
 	go func() {
 		final := s.r.Run(ctx, i, s.transient)
-		s.finished(i, final, false)
+		s.finished(i, final, spawn)
 	}()
 	return 0, nil
 }
@@ -149,11 +157,17 @@ func (s *race) armTimerLocked() {
 	s.timer = s.r.Clock.AfterFunc(wait, s.onTimer)
 }
 
+// onTimer starts the arm that is due. The timer fires on a goroutine of its own, which
+// then runs the arm itself rather than handing it to yet another goroutine.
 func (s *race) onTimer() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.timer = nil
-	s.startNextLocked()
+	i, ctx := s.startNext(inline)
+	s.mu.Unlock()
+	for ctx != nil {
+		final := s.r.Run(ctx, i, s.transient)
+		i, ctx = s.finished(i, final, inline)
+	}
 }
 
 func (s *race) transient() {
@@ -165,9 +179,9 @@ func (s *race) transient() {
 // finished records an arm's end: a final result wins and cancels the rest; an arm that
 // ended without one is a transient result, and the next region starts at once.
 //
-// When inline is set the caller is Do's own goroutine, and it runs the next arm itself
-// if finished returns one.
-func (s *race) finished(i int, final bool, inline bool) (next int, ctx context.Context) {
+// how says whether the caller would run the next arm itself (see startNext); if it
+// would, finished returns that arm.
+func (s *race) finished(i int, final bool, how int) (next int, ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running--
@@ -181,7 +195,7 @@ func (s *race) finished(i int, final bool, inline bool) (next int, ctx context.C
 			}
 		}
 	case !final:
-		next, ctx = s.startNext(inline)
+		next, ctx = s.startNext(how)
 	}
 	s.closeIfDoneLocked()
 	return next, ctx
