@@ -11,15 +11,16 @@ import (
 // Exit codes are an API: runbook scripts branch on them. They are decided here and
 // nowhere else, and listed by `cosmosctl help exit-codes`.
 const (
-	ExitOK          = 0
-	ExitError       = 1 // anything not listed below
-	ExitUsage       = 2 // bad flags, arguments, input files or configuration
-	ExitNotFound    = 3 // 404: the item, container or database does not exist
-	ExitConflict    = 4 // 409 conflict or 412 precondition failed
-	ExitThrottled   = 5 // 429 after retries
-	ExitTimeout     = 6 // end-to-end timeout or 408
-	ExitAuth        = 7 // 401, or 403 other than a write-region change
-	ExitUnavailable = 8 // 503, region down, network failure
+	ExitOK              = 0
+	ExitError           = 1  // anything not listed below
+	ExitUsage           = 2  // bad flags, arguments, input files or configuration
+	ExitNotFound        = 3  // 404: the item, container or database does not exist
+	ExitConflict        = 4  // 409 conflict or 412 precondition failed
+	ExitThrottled       = 5  // 429 after retries
+	ExitTimeout         = 6  // end-to-end timeout or 408
+	ExitAuth            = 7  // 401, or 403 other than a write-region change
+	ExitUnavailable     = 8  // 503, region down, network failure
+	ExitThresholdBreach = 10 // the run completed and a --fail-on threshold was breached
 )
 
 var exitCodeHelp = []struct {
@@ -35,6 +36,7 @@ var exitCodeHelp = []struct {
 	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408"},
 	{ExitAuth, "authentication or authorisation failed (401, 403)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure"},
+	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.
@@ -42,6 +44,16 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// ThresholdBreachError is a run that completed and breached --fail-on thresholds.
+type ThresholdBreachError struct{ Breaches int }
+
+func (e *ThresholdBreachError) Error() string {
+	if e.Breaches == 1 {
+		return "1 --fail-on threshold breached"
+	}
+	return fmt.Sprintf("%d --fail-on thresholds breached", e.Breaches)
+}
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
@@ -55,6 +67,10 @@ func ExitCode(err error) int {
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return ExitUsage
+	}
+	var tb *ThresholdBreachError
+	if errors.As(err, &tb) {
+		return ExitThresholdBreach
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return ExitTimeout

@@ -1,0 +1,385 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+	"github.com/cosmosctl/cosmosctl/workload"
+)
+
+var probeRegions = []string{"East US", "West US", "North Europe"}
+
+// probeLine is any line of `probe -o json`.
+type probeLine struct {
+	Type      string                      `json:"type"`
+	Region    string                      `json:"region"`
+	ElapsedMs float64                     `json:"elapsed_ms"`
+	Request   string                      `json:"request"`
+	Regions   map[string]workload.Summary `json:"regions"`
+	Breaches  []struct {
+		Region, Rule, Metric, Message string
+		ObservedMs                    *float64 `json:"observed_ms"`
+		LimitMs                       *float64 `json:"limit_ms"`
+	} `json:"breaches"`
+	workload.Summary
+}
+
+// serial is one request in flight per region. The emulator's Close waits up to 5s for a
+// connection that was opened and never used, which Go's HTTP client leaves behind when
+// several requests to one endpoint race for connections; tests that are not about
+// concurrency avoid the race, and the wait.
+var serial = []string{"--concurrency", "1"}
+
+// probe runs `probe ARGS` with one request in flight per region.
+func probe(t *testing.T, args ...string) runResult {
+	t.Helper()
+	return cosmosctl(t, "", append(append([]string{"probe"}, serial...), args...)...)
+}
+
+// probeJSON runs `probe -o json ARGS`, one request in flight per region, and returns its
+// interval lines and its summary line.
+func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary probeLine, r runResult) {
+	t.Helper()
+	r = probe(t, append([]string{"-o", "json"}, args...)...)
+	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	for i, l := range lines {
+		var pl probeLine
+		if err := json.Unmarshal([]byte(l), &pl); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%q\nstderr %q", i+1, err, l, r.errOut)
+		}
+		switch {
+		case pl.Type == "interval" && i < len(lines)-1:
+			intervals = append(intervals, pl)
+		case pl.Type == "summary" && i == len(lines)-1:
+			summary = pl
+		default:
+			t.Fatalf("line %d of %d has type %q: every line is an interval but the last, the summary", i+1, len(lines), pl.Type)
+		}
+	}
+	return intervals, summary, r
+}
+
+func TestProbeTableShowsEveryRegionWithItsCounts(t *testing.T) {
+	testAccount(t)
+	r := cosmosctl(t, "", "probe", "--count", "7") // the defaults: 4 in flight per region
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "REGION COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
+		t.Fatalf("want a header and one row per region:\n%s", r.out)
+	}
+	for i, region := range probeRegions {
+		row := lines[i+1]
+		if !strings.HasPrefix(row, region) || !strings.Contains(row, "  7   0  ") || !strings.HasSuffix(row, "7.00") {
+			t.Errorf("row %q: want %s with 7 requests, 0 errors and 7.00 RU", row, region)
+		}
+	}
+	if !strings.Contains(r.errOut, `created the probe item "cosmosctl-probe"`) {
+		t.Fatalf("the first probe says it created its item: %q", r.errOut)
+	}
+	if r := probe(t, "--count", "1"); r.code != ExitOK || r.errOut != "" {
+		t.Fatalf("a second probe reuses the item and prints nothing on stderr: %+v", r)
+	}
+}
+
+func TestProbeLatencyOfOneRegionShowsInItsPercentilesOnly(t *testing.T) {
+	srv := testAccount(t)
+	srv.Faults().SetLatency("West US", "read", faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)})
+	_, sum, r := probeJSON(t, "--count", "8")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	west := sum.Regions["West US"]
+	if west.P50Ms < 20 {
+		t.Fatalf("West US p50 %vms, want at least its 20ms latency", west.P50Ms)
+	}
+	for _, region := range []string{"East US", "North Europe"} {
+		if p50 := sum.Regions[region].P50Ms; p50*2 > west.P50Ms {
+			t.Errorf("%s p50 %vms is not well below West US's %vms: the latency leaked across regions", region, p50, west.P50Ms)
+		}
+	}
+}
+
+func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
+	srv := testAccount(t)
+	probe(t, "--count", "1") // create the probe item before the fault
+	rule, err := srv.AddFault(faults.Rule{Region: "North Europe", Operations: []string{"read"}, Effect: faults.EffectStatus, Status: 503})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum, r := probeJSON(t, "--count", "6")
+	if r.code != ExitOK {
+		t.Fatalf("errors are data, not a failure of the probe: exit %d: %s", r.code, r.errOut)
+	}
+	north := sum.Regions["North Europe"]
+	if north.Count != 6 || north.Errors != 6 || north.ErrorsByStatus["503/0"] != 6 || north.ErrorRate != 1 {
+		t.Fatalf("North Europe %+v: want 6 requests, every one a 503/0", north)
+	}
+	for _, region := range []string{"East US", "West US"} {
+		if s := sum.Regions[region]; s.Count != 6 || s.Errors != 0 {
+			t.Errorf("%s %+v: a fault in North Europe must not fail over into it", region, s)
+		}
+	}
+	if fired := firedCount(srv, rule.ID); fired != 6 {
+		t.Fatalf("North Europe saw %d requests for 6 probes: a probe is never retried", fired)
+	}
+	r = probe(t, "--count", "4", "--regions", "north europe")
+	if r.code != ExitOK || !strings.Contains(r.out, "4 (503/0×4)") || strings.Contains(r.out, "East US") {
+		t.Fatalf("the table shows the error breakdown of the chosen region only:\n%s%s", r.out, r.errOut)
+	}
+}
+
+func firedCount(srv *emulator.Server, id string) int {
+	for _, r := range srv.Faults().Rules() {
+		if r.ID == id {
+			return r.Fired
+		}
+	}
+	return -1
+}
+
+func TestProbeJSONStreamsIntervalsThatAddUpToTheSummary(t *testing.T) {
+	testAccount(t)
+	// 15 requests per region at 10 per second: one interval line per region at 1s, and
+	// one for the last 500ms.
+	intervals, sum, r := probeJSON(t, "--duration", "1500ms", "--rate", "10")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if sum.Request != "read" || len(sum.Regions) != 3 || sum.Breaches == nil || len(sum.Breaches) != 0 || sum.ElapsedMs < 1400 {
+		t.Fatalf("summary %+v", sum)
+	}
+	perRegion := map[string]int{}
+	lines := map[string]int{}
+	for _, iv := range intervals {
+		perRegion[iv.Region] += iv.Count
+		lines[iv.Region]++
+		if iv.ElapsedMs <= 0 {
+			t.Errorf("interval without elapsed_ms: %+v", iv)
+		}
+	}
+	for _, region := range probeRegions {
+		if lines[region] < 2 {
+			t.Errorf("%s: %d interval lines, want one per second and the last", region, lines[region])
+		}
+		if got := sum.Regions[region].Count; got != 15 || perRegion[region] != got {
+			t.Errorf("%s: intervals add up to %d, summary says %d, want 15", region, perRegion[region], got)
+		}
+	}
+}
+
+func TestProbeFailOnExitCodes(t *testing.T) {
+	srv := testAccount(t)
+	srv.Faults().SetLatency("West US", "read", faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(50 * time.Millisecond)})
+	cases := []struct {
+		name   string
+		failOn []string
+		code   int
+		stderr string
+	}{
+		{"a p99 above its limit exits 10 and names the region", []string{"p99>1ms"}, ExitThresholdBreach, "West US: p99 "},
+		{"an error rate below its limit passes", []string{"errors>50%"}, ExitOK, ""},
+		{"comma-separated rules, one breached", []string{"errors>50%,p50>40ms"}, ExitThresholdBreach, "West US: p50 "},
+		{"repeated rules, none breached", []string{"p99>10s", "max>10s"}, ExitOK, ""},
+		{"a bad expression is a usage error", []string{"p99<200ms"}, ExitUsage, `"p99<200ms"`},
+		{"an unknown metric is a usage error", []string{"p95>1s"}, ExitUsage, "valid forms"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"--count", "5"}
+			for _, f := range tc.failOn {
+				args = append(args, "--fail-on", f)
+			}
+			r := probe(t, args...)
+			if r.code != tc.code || !strings.Contains(r.errOut, tc.stderr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tc.code, r.errOut, tc.stderr)
+			}
+			if tc.code == ExitThresholdBreach && !strings.Contains(r.out, "West US") {
+				t.Fatalf("the table is printed even when a threshold is breached: %q", r.out)
+			}
+			if tc.code == ExitUsage && r.out != "" {
+				t.Fatalf("a usage error probes nothing: %q", r.out)
+			}
+		})
+	}
+	t.Run("breaches are in the JSON summary", func(t *testing.T) {
+		_, sum, r := probeJSON(t, "--count", "5", "--fail-on", "p99>40ms")
+		if r.code != ExitThresholdBreach {
+			t.Fatalf("exit %d: %s", r.code, r.errOut)
+		}
+		var west bool
+		for _, b := range sum.Breaches {
+			if b.Region == "West US" && b.Rule == "p99>40ms" && b.Metric == "p99" && *b.ObservedMs >= 50 && *b.LimitMs == 40 && strings.HasPrefix(b.Message, "West US: p99 ") {
+				west = true
+			}
+		}
+		if !west {
+			t.Fatalf("breaches %+v lack West US's p99", sum.Breaches)
+		}
+	})
+}
+
+func TestProbeAccountOnlySendsGetToEachRegion(t *testing.T) {
+	srv := testAccount(t)
+	// West US: the global endpoint, which the account is read from, is East US's.
+	srv.AddFault(faults.Rule{Region: "West US", Operations: []string{"account"}, Effect: faults.EffectStatus, Status: 503})
+	_, sum, r := probeJSON(t, "--account-only", "--count", "5", "--database", "", "--container", "")
+	if r.code != ExitOK || sum.Request != "account" {
+		t.Fatalf("exit %d, request %q: %s", r.code, sum.Request, r.errOut)
+	}
+	if s := sum.Regions["West US"]; s.Count != 5 || s.ErrorsByStatus["503/0"] != 5 {
+		t.Fatalf("West US %+v: want 5 requests, each a 503", s)
+	}
+	for _, region := range []string{"East US", "North Europe"} {
+		if s := sum.Regions[region]; s.Count != 5 || s.Errors != 0 || s.RequestCharge != 0 {
+			t.Errorf("%s %+v: want 5 free requests without errors", region, s)
+		}
+	}
+	if strings.Contains(r.errOut, "probe item") {
+		t.Fatalf("--account-only creates no item: %q", r.errOut)
+	}
+}
+
+func TestProbeOfAMissingItemCountsNotFoundErrors(t *testing.T) {
+	testAccount(t)
+	_, sum, r := probeJSON(t, "--id", "nope", "--pk", "p", "--count", "3")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	for _, region := range probeRegions {
+		if s := sum.Regions[region]; s.Count != 3 || s.ErrorsByStatus["404/0"] != 3 {
+			t.Errorf("%s %+v: want 3 requests, each a 404/0", region, s)
+		}
+	}
+	if strings.Contains(r.errOut, "probe item") {
+		t.Fatalf("--id and --pk write nothing: %q", r.errOut)
+	}
+}
+
+func TestProbeCreatesItsItemUnderAHierarchicalKey(t *testing.T) {
+	testAccount(t, func(c *emulator.Config) {
+		c.Databases = []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/tenant", "/meta/user"}}}}}
+	})
+	_, sum, r := probeJSON(t, "--count", "2")
+	if r.code != ExitOK || sum.Regions["East US"].Errors != 0 || sum.Regions["East US"].Count != 2 {
+		t.Fatalf("exit %d, %+v: %s", r.code, sum.Regions, r.errOut)
+	}
+	got := cosmosctl(t, "", "read", "cosmosctl-probe", "--pk", `["cosmosctl-probe","cosmosctl-probe"]`)
+	if got.code != ExitOK || !strings.Contains(got.out, `"meta":{"user":"cosmosctl-probe"}`) {
+		t.Fatalf("the probe item: %+v", got)
+	}
+}
+
+func TestProbeUsageErrors(t *testing.T) {
+	testAccount(t)
+	cases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"an unknown region lists the account's", []string{"--regions", "Moon Base"}, "East US, West US, North Europe"},
+		{"an unknown --region", []string{"--region", "Moon Base"}, "Moon Base"},
+		{"--regions and --region", []string{"--regions", "East US", "--region", "West US"}, "not both"},
+		{"every region excluded", []string{"--exclude", "East US,West US,North Europe"}, "no region left"},
+		{"--id without --pk", []string{"--id", "x"}, "--id and --pk"},
+		{"--account-only with an item", []string{"--account-only", "--id", "x", "--pk", "p"}, "--account-only"},
+		{"a negative count", []string{"--count", "-1"}, "count must not be negative"},
+		{"no workers", []string{"--concurrency", "0"}, "concurrency must be at least 1"},
+		{"a negative rate", []string{"--rate", "-2"}, "rate must not be negative"},
+		{"neither count nor duration", []string{"--count", "0"}, "give a count or a duration"},
+		{"a bad threshold", []string{"--fail-on", "errors>3"}, "percentage"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := probe(t, tc.args...)
+			if r.code != ExitUsage || !strings.Contains(r.errOut, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want %d mentioning %q", r.code, r.errOut, ExitUsage, tc.msg)
+			}
+			if lines := strings.Count(strings.TrimSpace(r.errOut), "\n"); lines != 0 {
+				t.Fatalf("a usage error is one line: %q", r.errOut)
+			}
+		})
+	}
+}
+
+func TestProbeRegionsAreChosenCaseAndSpaceInsensitively(t *testing.T) {
+	testAccount(t)
+	_, sum, r := probeJSON(t, "--count", "1", "--regions", "northeurope, WEST US", "--regions", "west us")
+	if r.code != ExitOK || len(sum.Regions) != 2 || sum.Regions["North Europe"].Count != 1 || sum.Regions["West US"].Count != 1 {
+		t.Fatalf("exit %d, regions %+v: %s", r.code, sum.Regions, r.errOut)
+	}
+	_, sum, _ = probeJSON(t, "--count", "1", "--exclude", "east us")
+	if _, ok := sum.Regions["East US"]; ok || len(sum.Regions) != 2 {
+		t.Fatalf("--exclude on the command line leaves a region out: %+v", sum.Regions)
+	}
+	t.Setenv("COSMOSCTL_EXCLUDE_REGIONS", "East US")
+	if _, sum, _ = probeJSON(t, "--count", "1"); len(sum.Regions) != 3 {
+		t.Fatalf("configured exclusions do not apply to a probe: %+v", sum.Regions)
+	}
+}
+
+func TestProbeWatch(t *testing.T) {
+	testAccount(t)
+	args := append([]string{"probe", "--watch", "--duration", "1500ms", "--rate", "4"}, serial...)
+	t.Run("plain lines when stdout is not a terminal", func(t *testing.T) {
+		r := cosmosctl(t, "", args...)
+		if r.code != ExitOK || strings.Contains(r.out, "\x1b[") {
+			t.Fatalf("exit %d, escapes in %q", r.code, r.out)
+		}
+		if !strings.Contains(r.out, "probing 3 regions: ") || strings.Count(r.out, "REGION") != 2 {
+			t.Fatalf("want a status line and the table each second, then the final table:\n%s", r.out)
+		}
+	})
+	t.Run("redrawn in place on a terminal", func(t *testing.T) {
+		io, out, errOut := testIO()
+		io.OutTTY = true
+		if code := Run(context.Background(), io, append(args, "--no-color")); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		// One frame at 1s (a status line, the header, three regions), then the cursor
+		// goes back up over it and the final table replaces it.
+		got := out.String()
+		i := strings.Index(got, "\x1b[5A\x1b[J")
+		if i < 0 || !strings.Contains(got[:i], "probing 3 regions") || strings.Contains(got[i:], "probing") || !strings.Contains(got[i:], "North Europe") {
+			t.Fatalf("live table not redrawn in place: %q", got)
+		}
+	})
+}
+
+func TestProbeStatusLine(t *testing.T) {
+	cases := []struct {
+		name     string
+		schedule workload.Schedule
+		elapsed  time.Duration
+		want     string
+	}{
+		{"a count", workload.Schedule{Count: 100}, 8200 * time.Millisecond, "probing 3 regions: 2/300 requests, 8s"},
+		{"a duration", workload.Schedule{Duration: 30 * time.Second}, 12 * time.Second, "probing 3 regions: 2 requests, 12s of 30s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &probeRun{opts: &probeOptions{schedule: tc.schedule}, regions: probeRegions}
+			for range probeRegions {
+				p.recorders = append(p.recorders, workload.NewRecorder())
+			}
+			p.recorders[0].Record(time.Millisecond, 200, 0, 1, false)
+			p.recorders[2].Record(time.Millisecond, 503, 0, 0, true)
+			if got := p.status(tc.elapsed); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExitCodesHelpListsThresholdBreach(t *testing.T) {
+	r := cosmosctl(t, "", "help", "exit-codes")
+	if !strings.Contains(r.out, "10  a --fail-on threshold was breached") {
+		t.Fatalf("exit code 10 missing from the help:\n%s", r.out)
+	}
+}

@@ -1,0 +1,157 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/workload"
+)
+
+// ProbeRegion is one region's row of a probe report.
+type ProbeRegion struct {
+	Region  string
+	Summary workload.Summary
+}
+
+// WriteProbeTable writes the per-region latency table of `cosmosctl probe`: REGION, COUNT,
+// ERRORS (with the commonest statuses), P50, P90, P99, P99.9, MAX and the request charge.
+func WriteProbeTable(w io.Writer, st Styles, regions []ProbeRegion) error {
+	t := NewTable(w, st, "REGION", "COUNT", "ERRORS", "P50", "P90", "P99", "P99.9", "MAX", "RU")
+	t.AlignRight(1, 3, 4, 5, 6, 7, 8)
+	dash := st.sym().dash
+	for _, r := range regions {
+		s := r.Summary
+		lat := func(v float64) string {
+			if s.Count == 0 {
+				return dash
+			}
+			return HumanDuration(msDuration(v))
+		}
+		errs := ErrorBreakdown(s, st.ASCII)
+		if s.Errors > 0 {
+			errs = st.Bad(errs)
+		}
+		t.Append(r.Region, strconv.Itoa(s.Count), errs,
+			lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms), lat(s.P999Ms), lat(s.MaxMs),
+			fmt.Sprintf("%.2f", s.RequestCharge))
+	}
+	return t.Render()
+}
+
+// maxStatusesShown bounds the error breakdown so that the column stays readable.
+const maxStatusesShown = 3
+
+// ErrorBreakdown is the error count with its commonest statuses, most frequent first:
+// "0", "3 (503/0×2, network×1)".
+func ErrorBreakdown(s workload.Summary, ascii bool) string {
+	if s.Errors == 0 {
+		return "0"
+	}
+	keys := make([]string, 0, len(s.ErrorsByStatus))
+	for k := range s.ErrorsByStatus {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := s.ErrorsByStatus[keys[i]], s.ErrorsByStatus[keys[j]]
+		if a != b {
+			return a > b
+		}
+		return keys[i] < keys[j]
+	})
+	times := "×"
+	if ascii {
+		times = "x"
+	}
+	parts := make([]string, 0, maxStatusesShown+1)
+	for i, k := range keys {
+		if i == maxStatusesShown {
+			parts = append(parts, "…")
+			if ascii {
+				parts[len(parts)-1] = "..."
+			}
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s%s%d", k, times, s.ErrorsByStatus[k]))
+	}
+	return fmt.Sprintf("%d (%s)", s.Errors, strings.Join(parts, ", "))
+}
+
+// BreachMessage is one line saying how a region breached a --fail-on rule:
+// "East US: p99 250ms > 200ms", "West US: errors 3.2% > 1%".
+func BreachMessage(region string, r workload.Rule, s workload.Summary) string {
+	if r.Metric == workload.MetricErrors {
+		return fmt.Sprintf("%s: errors %s%% > %s%% (%d of %d requests)", region,
+			strconv.FormatFloat(math.Round(r.Observed(s)*100)/100, 'f', -1, 64),
+			strconv.FormatFloat(r.Percent, 'f', -1, 64), s.Errors, s.Count)
+	}
+	return fmt.Sprintf("%s: %s %s > %s", region, r.Metric, HumanDuration(msDuration(r.Observed(s))), HumanDuration(r.Limit))
+}
+
+func msDuration(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+// The NDJSON stream of `cosmosctl probe -o json`: while it runs, one ProbeInterval per
+// region per second; at the end one ProbeSummary. Every line has a "type". The field
+// names are an API: they only ever grow, and units are in the names.
+const (
+	ProbeLineInterval = "interval"
+	ProbeLineSummary  = "summary"
+)
+
+// ProbeInterval is one region's record of one interval (a second, or the shorter last
+// one): the requests that completed in it. The intervals of a region add up to its summary.
+type ProbeInterval struct {
+	Type      string  `json:"type"`
+	Region    string  `json:"region"`
+	ElapsedMs float64 `json:"elapsed_ms"` // from the start of the probe to the end of the interval
+	workload.Summary
+}
+
+// ProbeSummary is the last line of the stream: every region's record of the whole run and
+// the --fail-on thresholds they breached.
+type ProbeSummary struct {
+	Type      string                      `json:"type"`
+	Request   string                      `json:"request"` // "read" (the probe item) or "account" (GET /)
+	ElapsedMs float64                     `json:"elapsed_ms"`
+	Regions   map[string]workload.Summary `json:"regions"`
+	Breaches  []ProbeBreach               `json:"breaches"`
+}
+
+// ProbeBreach is one region above one --fail-on threshold. A latency rule has observed_ms
+// and limit_ms, an error rule observed_percent and limit_percent.
+type ProbeBreach struct {
+	Region          string   `json:"region"`
+	Rule            string   `json:"rule"`
+	Metric          string   `json:"metric"`
+	ObservedMs      *float64 `json:"observed_ms,omitempty"`
+	LimitMs         *float64 `json:"limit_ms,omitempty"`
+	ObservedPercent *float64 `json:"observed_percent,omitempty"`
+	LimitPercent    *float64 `json:"limit_percent,omitempty"`
+	Message         string   `json:"message"`
+}
+
+// NewProbeBreach describes region's breach of r.
+func NewProbeBreach(region string, r workload.Rule, s workload.Summary) ProbeBreach {
+	obs, limit := r.Observed(s), r.Threshold()
+	b := ProbeBreach{Region: region, Rule: r.String(), Metric: r.Metric, Message: BreachMessage(region, r, s)}
+	if r.Metric == workload.MetricErrors {
+		b.ObservedPercent, b.LimitPercent = &obs, &limit
+	} else {
+		b.ObservedMs, b.LimitMs = &obs, &limit
+	}
+	return b
+}
+
+// WriteJSONLine writes v as one line of JSON (NDJSON), without HTML escaping.
+func WriteJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

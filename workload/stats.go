@@ -1,0 +1,206 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The histograms track 1µs to 1 minute with 3 significant digits: a quantile is off by at
+// most 0.1%, and a latency beyond a minute (a hung request with no timeout) is recorded
+// as one minute rather than lost.
+const (
+	lowestMicros  = 1
+	highestMicros = int64(time.Minute / time.Microsecond)
+	sigFigs       = 3
+)
+
+// NetworkError is the ErrorsByStatus key of a failed request that got no status: a
+// refused or reset connection, a request cut off before its answer.
+const NetworkError = "network"
+
+// Stats is the latency and error record of one stream of requests (one region, one
+// strategy). Latencies of failed requests are recorded too: a client waits for a 503 as
+// much as for a 200. It is safe for concurrent use.
+type Stats struct {
+	mu       sync.Mutex
+	hist     *hdrhistogram.Histogram // microseconds
+	count    int
+	errors   int
+	byStatus map[string]int
+	charge   float64
+	max      time.Duration // exact, where the histogram's would be rounded up
+}
+
+// NewStats returns an empty record.
+func NewStats() *Stats {
+	return &Stats{hist: hdrhistogram.New(lowestMicros, highestMicros, sigFigs), byStatus: map[string]int{}}
+}
+
+// Record adds one request: how long it took from its intended send time, its status and
+// substatus (0 when it got no answer), its request charge, and whether it failed.
+func (s *Stats) Record(latency time.Duration, status, substatus int, requestCharge float64, failed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	latency = max(latency, 0)
+	_ = s.hist.RecordValue(min(latency.Microseconds(), highestMicros))
+	s.count++
+	s.max = max(s.max, latency)
+	s.charge += requestCharge
+	if failed {
+		s.errors++
+		s.byStatus[StatusKey(status, substatus)]++
+	}
+}
+
+// StatusKey is how an error is counted in ErrorsByStatus: "503/0", "429/3200", or
+// "network" for a request that got no status.
+func StatusKey(status, substatus int) string {
+	if status == 0 {
+		return NetworkError
+	}
+	return fmt.Sprintf("%d/%d", status, substatus)
+}
+
+// Merge adds everything o recorded to s.
+func (s *Stats) Merge(o *Stats) {
+	snap := o.clone()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hist.Merge(snap.hist)
+	s.count += snap.count
+	s.errors += snap.errors
+	for k, n := range snap.byStatus {
+		s.byStatus[k] += n
+	}
+	s.charge += snap.charge
+	s.max = max(s.max, snap.max)
+}
+
+// clone copies s under its lock, so that Merge never holds two locks (and s.Merge(s)
+// works).
+func (s *Stats) clone() *Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Stats{
+		hist:  hdrhistogram.Import(s.hist.Export()),
+		count: s.count, errors: s.errors, charge: s.charge, max: s.max,
+		byStatus: make(map[string]int, len(s.byStatus)),
+	}
+	for k, n := range s.byStatus {
+		c.byStatus[k] = n
+	}
+	return c
+}
+
+// Quantile is the latency below which a fraction q of the requests fell: q is in [0,1],
+// so p99.9 is Quantile(0.999). It is 0 when nothing was recorded.
+func (s *Stats) Quantile(q float64) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.quantileLocked(q)
+}
+
+func (s *Stats) quantileLocked(q float64) time.Duration {
+	if s.count == 0 || math.IsNaN(q) {
+		return 0
+	}
+	q = min(max(q, 0), 1)
+	if q == 0 {
+		// The histogram's quantile 0 is 0 whatever was recorded.
+		return time.Duration(s.hist.Min()) * time.Microsecond
+	}
+	v := time.Duration(s.hist.ValueAtQuantile(q*100)) * time.Microsecond
+	// The histogram answers with the top of a bucket; never report more than was seen.
+	return min(v, s.max)
+}
+
+// Count is the number of requests recorded, failed ones included.
+func (s *Stats) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.count
+}
+
+// Summary is a Stats for people and scripts. Its JSON field names are an API: units are in
+// the names, and they only ever grow.
+type Summary struct {
+	Count     int     `json:"count"`
+	Errors    int     `json:"errors"`
+	ErrorRate float64 `json:"error_rate"` // 0..1
+	// ErrorsByStatus counts failed requests by "status/substatus" ("503/0", "429/3200"),
+	// or "network" for those that got no status.
+	ErrorsByStatus map[string]int `json:"errors_by_status"`
+	P50Ms          float64        `json:"p50_ms"`
+	P90Ms          float64        `json:"p90_ms"`
+	P99Ms          float64        `json:"p99_ms"`
+	P999Ms         float64        `json:"p999_ms"`
+	MaxMs          float64        `json:"max_ms"`
+	RequestCharge  float64        `json:"request_charge"`
+}
+
+// Summary returns the counts, the percentiles and the total request charge.
+func (s *Stats) Summary() Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum := Summary{
+		Count: s.count, Errors: s.errors,
+		ErrorsByStatus: make(map[string]int, len(s.byStatus)),
+		P50Ms:          ms(s.quantileLocked(0.50)),
+		P90Ms:          ms(s.quantileLocked(0.90)),
+		P99Ms:          ms(s.quantileLocked(0.99)),
+		P999Ms:         ms(s.quantileLocked(0.999)),
+		MaxMs:          ms(s.max),
+		RequestCharge:  math.Round(s.charge*100) / 100,
+	}
+	if s.count > 0 {
+		sum.ErrorRate = float64(s.errors) / float64(s.count)
+	}
+	for k, n := range s.byStatus {
+		sum.ErrorsByStatus[k] = n
+	}
+	return sum
+}
+
+// ms is a duration in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+// Recorder keeps the Stats of a whole run and of the current interval together, for live
+// views and NDJSON streams that report every second. It is safe for concurrent use.
+type Recorder struct {
+	mu       sync.Mutex
+	total    *Stats
+	interval *Stats
+}
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder() *Recorder {
+	return &Recorder{total: NewStats(), interval: NewStats()}
+}
+
+// Record adds one request to the run and to the current interval (see Stats.Record).
+func (r *Recorder) Record(latency time.Duration, status, substatus int, requestCharge float64, failed bool) {
+	// One lock over both, so that a request is in exactly the interval it is in the
+	// total for: the intervals of a run always add up to its total.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interval.Record(latency, status, substatus, requestCharge, failed)
+	r.total.Record(latency, status, substatus, requestCharge, failed)
+}
+
+// Total is the record of the whole run so far.
+func (r *Recorder) Total() *Stats { return r.total }
+
+// CutInterval returns the record of the interval that is ending and starts a new one.
+func (r *Recorder) CutInterval() *Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	iv := r.interval
+	r.interval = NewStats()
+	return iv
+}
