@@ -93,3 +93,18 @@ func TestHedgeFlagValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestAdaptiveModeFromTheProfile(t *testing.T) {
+	testAccount(t)
+	cosmosctl(t, `{"id":"x","pk":"p"}`, "create", "-f", "-")
+	cfg := os.Getenv("COSMOSCTL_CONFIG")
+	os.WriteFile(cfg, []byte("default_profile = \"p\"\n[profiles.p.hedging]\nmode = \"adaptive\"\nbudget = \"5%\"\n"), 0o600)
+	got, r := readJSON(t)
+	if r.code != 0 || !strings.HasPrefix(got.Diagnostics.HedgeConfig, "adaptive threshold=500ms (fallback: 0 of 20 read samples)") || !strings.Contains(got.Diagnostics.HedgeConfig, "budget=5%") {
+		t.Fatalf("hedge config %q (%s)", got.Diagnostics.HedgeConfig, r.errOut)
+	}
+	os.WriteFile(cfg, []byte("default_profile = \"p\"\n[profiles.p.hedging]\nmode = \"adaptive\"\nbudget = \"0%\"\n"), 0o600)
+	if r := cosmosctl(t, "", "read", "x", "--pk", "p"); r.code != ExitUsage {
+		t.Fatalf("a 0%% budget: exit %d %s", r.code, r.errOut)
+	}
+}
