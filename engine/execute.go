@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -67,6 +68,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		}
 		return finish(err)
 	}
+	op.reqOnce = new(sync.Once)
 	rec.mu.Lock()
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
 	if op.Kind.IsWrite() {
@@ -134,7 +136,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 	res := armResult{last: -1}
 	for {
 		region := plan.targets[idx]
-		req := buildRequest(op, acct.EnableMultipleWriteLocations)
+		req := op.request(acct.EnableMultipleWriteLocations)
 		i := rec.begin(region.Name, endpointOf(region), reason)
 		res.last = i
 		resp, err := c.transport.Do(ctx, endpointOf(region), req)

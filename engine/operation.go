@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -49,4 +50,7 @@ type Operation struct {
 
 	// trackingID is the _trackingId put in the document, once per logical write.
 	trackingID string
+	// req is the request every attempt sends (see request).
+	req     *cosmos.Request
+	reqOnce *sync.Once
 }

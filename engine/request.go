@@ -172,3 +172,11 @@ func buildRequest(op *Operation, multiWrite bool) *cosmos.Request {
 	}
 	return req
 }
+
+// request returns the operation's gateway request, built once and shared by every
+// attempt and arm: attempts differ only in where they are sent, and the transport only
+// reads the request.
+func (op *Operation) request(multiWrite bool) *cosmos.Request {
+	op.reqOnce.Do(func() { op.req = buildRequest(op, multiWrite) })
+	return op.req
+}
