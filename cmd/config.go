@@ -100,6 +100,7 @@ func newConfigCmd(io *IOStreams) *cobra.Command {
 // would use.
 type settingsFlags struct {
 	profile, endpoint, keyFile, database, container, output string
+	connectionMode                                          string
 	preferredRegions, excludeRegions                        []string
 	e2eTimeout                                              time.Duration
 	// hedge is set on commands that take the hedging flags (reads, config show).
@@ -124,6 +125,7 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&s.excludeRegions, "exclude", nil, "regions not to use; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
 	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
 	f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
 
 // resolve returns the settings from the flags the user set, the environment and the
@@ -160,6 +162,9 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	}
 	if f.Changed("output") {
 		fl.Output = &s.output
+	}
+	if f.Changed("connection-mode") {
+		fl.ConnectionMode = &s.connectionMode
 	}
 	if s.hedge != nil {
 		s.hedge.apply(f, &fl)

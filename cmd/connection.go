@@ -25,7 +25,9 @@ type connFlags struct {
 	diagnostics bool
 	noColor     bool
 	ephemeral   bool
-	flags       *pflag.FlagSet
+	// noReplicaHealth turns replica health ordering off in direct mode, to compare.
+	noReplicaHealth bool
+	flags           *pflag.FlagSet
 }
 
 func (f *connFlags) register(c *cobra.Command) {
@@ -36,6 +38,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
 	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, keep data in memory instead of the user's cache directory")
+	fl.BoolVar(&f.noReplicaHealth, "no-replica-health", false, "direct mode: ignore replica health when choosing a replica (for comparison only)")
 }
 
 // resolve validates the flags and resolves the settings, printing configuration
@@ -65,6 +68,9 @@ type session struct {
 }
 
 func (s *session) Close() {
+	if s.client != nil {
+		s.client.Close()
+	}
 	if s.embedded != nil {
 		s.embedded.Close()
 	}
@@ -98,7 +104,8 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 		return nil, &UsageError{Err: fmt.Errorf("the key from %s: %v", orDefault(s.KeySource, "the embedded emulator"), err)}
 	}
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
-	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions})
+	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
+		Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth})
 	if err != nil {
 		sess.Close()
 		return nil, err

@@ -38,6 +38,7 @@ type Profile struct {
 	PreferredRegions []string
 	ExcludeRegions   []string
 	E2ETimeout       time.Duration
+	ConnectionMode   string
 	Output           string
 	Hedging          Hedging
 	WriteRetries     WriteRetries
@@ -75,6 +76,7 @@ type rawProfile struct {
 	ExcludeRegions   []string `toml:"exclude_regions"`
 	E2ETimeout       string   `toml:"e2e_timeout"`
 	Output           string   `toml:"output"`
+	ConnectionMode   string   `toml:"connection_mode"`
 	Hedging          struct {
 		Mode       string `toml:"mode"`
 		Threshold  string `toml:"threshold"`
@@ -163,6 +165,7 @@ func (rp rawProfile) validate(name string, set map[string]bool) (Profile, error)
 	check("connection_string", func() error { _, _, e := ParseConnectionString(rp.ConnectionString); return e })
 	check("e2e_timeout", func() (e error) { p.E2ETimeout, e = parseDuration("e2e_timeout", rp.E2ETimeout); return })
 	check("output", func() (e error) { p.Output, e = parseOutput(rp.Output); return })
+	check("connection_mode", func() (e error) { p.ConnectionMode, e = parseConnectionMode(rp.ConnectionMode); return })
 	check("hedging.mode", func() (e error) { p.Hedging.Mode, e = parseHedgingMode(rp.Hedging.Mode); return })
 	check("hedging.threshold", func() (e error) {
 		p.Hedging.Threshold, e = parseDuration("hedging.threshold", rp.Hedging.Threshold)

@@ -26,6 +26,7 @@ type Flags struct {
 	ExcludeRegions   *[]string      // --exclude
 	E2ETimeout       *time.Duration // --e2e-timeout
 	Output           *string        // -o, --output
+	ConnectionMode   *string        // --connection-mode
 	HedgingMode      *string        // --hedging
 	HedgeThreshold   *time.Duration // --hedge-threshold
 	HedgeStep        *time.Duration // --hedge-step
@@ -55,8 +56,10 @@ type Settings struct {
 	ExcludeRegions   []string
 	E2ETimeout       time.Duration // 0: no end-to-end timeout
 	Output           string        // OutputTable or OutputJSON
-	Hedging          Hedging
-	WriteRetries     WriteRetries
+	// ConnectionMode is ConnectionGateway (default) or ConnectionDirect.
+	ConnectionMode string
+	Hedging        Hedging
+	WriteRetries   WriteRetries
 	// Sources maps each setting, by its name in the profiles file ("endpoint",
 	// "hedging.threshold"), plus "profile", to where its value came from: SourceFlag,
 	// "env COSMOSCTL_X", "profile NAME" or SourceDefault.
@@ -193,6 +196,10 @@ func (r *resolver) settings() error {
 		},
 		func() (err error) {
 			s.Output, err = pick(r, "output", fl.Output, "--output", "COSMOSCTL_OUTPUT", parseOutput, p.Output, OutputTable)
+			return
+		},
+		func() (err error) {
+			s.ConnectionMode, err = pick(r, "connection_mode", fl.ConnectionMode, "--connection-mode", "COSMOSCTL_CONNECTION_MODE", parseConnectionMode, p.ConnectionMode, ConnectionGateway)
 			return
 		},
 		func() (err error) {

@@ -17,7 +17,7 @@ import (
 // `cosmosctl config show` prints them.
 var profileKeys = []string{
 	"endpoint", "key", "key_file", "connection_string", "database", "container",
-	"preferred_regions", "exclude_regions", "e2e_timeout", "output",
+	"preferred_regions", "exclude_regions", "e2e_timeout", "output", "connection_mode",
 	"hedging.mode", "hedging.threshold", "hedging.step", "hedging.max_regions", "hedging.budget",
 	"write_retries.policy",
 }
@@ -129,6 +129,8 @@ func settingValue(key, value string) (any, error) {
 		_, err = parseDuration(key, value)
 	case "output":
 		out, err = parseOutput(value)
+	case "connection_mode":
+		out, err = parseConnectionMode(value)
 	case "hedging.mode":
 		var m HedgingMode
 		m, err = parseHedgingMode(value)

@@ -48,6 +48,20 @@ type WriteRetries struct {
 	Policy WriteRetryPolicy
 }
 
+// Connection modes: through the account's gateway, or straight to the replicas.
+const (
+	ConnectionGateway = "gateway"
+	ConnectionDirect  = "direct"
+)
+
+func parseConnectionMode(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case ConnectionGateway, ConnectionDirect:
+		return v, nil
+	}
+	return "", fmt.Errorf("must be gateway or direct, not %q", s)
+}
+
 // Output formats.
 const (
 	OutputTable = "table"

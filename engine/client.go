@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cosmosctl/cosmosctl/addrcache"
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/retries"
@@ -28,6 +29,12 @@ type Options struct {
 	PreferredRegions []string
 	// Retry is the retry policy; the zero value means retries.DefaultPolicy().
 	Retry *retries.Policy
+	// Direct routes operations to replicas (reads to any, writes to the primary)
+	// through the address cache instead of the gateway.
+	Direct bool
+	// NoReplicaHealth turns the address cache's health ordering off: for comparison
+	// only, to show what health awareness buys.
+	NoReplicaHealth bool
 }
 
 // Client runs operations against one account. It is safe for concurrent use; the
@@ -42,6 +49,8 @@ type Client struct {
 
 	mu         sync.Mutex
 	containers map[string]cosmos.PartitionKeyDefinition
+	routing    map[string]*containerInfo
+	addr       *addrcache.Cache
 }
 
 // New returns a Client.
@@ -59,6 +68,7 @@ func New(opts Options) (*Client, error) {
 		preferred:  opts.PreferredRegions,
 		policy:     retries.DefaultPolicy(),
 		containers: map[string]cosmos.PartitionKeyDefinition{},
+		routing:    map[string]*containerInfo{},
 	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
@@ -67,8 +77,21 @@ func New(opts Options) (*Client, error) {
 		c.policy = *opts.Retry
 	}
 	c.topology = &topology{endpoint: c.endpoint, transport: c.transport}
+	if opts.Direct {
+		c.addr = addrcache.New(gatewayResolver{c}, c.clock, addrcache.Options{DisableHealth: opts.NoReplicaHealth})
+	}
 	return c, nil
 }
+
+// Close stops the address cache's background refreshes, if any.
+func (c *Client) Close() {
+	if c.addr != nil {
+		c.addr.Close()
+	}
+}
+
+// AddressCache is the client's replica address cache (direct mode), or nil.
+func (c *Client) AddressCache() *addrcache.Cache { return c.addr }
 
 // Account returns the account topology, reading it on first use.
 func (c *Client) Account(ctx context.Context) (*cosmos.Account, error) {

@@ -46,7 +46,11 @@ type Attempt struct {
 	Error string `json:"error,omitempty"`
 	// Note explains a retry or failover decision taken after this attempt.
 	Note string `json:"note,omitempty"`
-	done bool
+	// Replica is the replica address the attempt went to in direct mode, and
+	// ReplicaHealth its health in the address cache when it was chosen.
+	Replica       string `json:"replica,omitempty"`
+	ReplicaHealth string `json:"replica_health,omitempty"`
+	done          bool
 }
 
 // RegionNote says whether a region was in the effective list and why.
@@ -162,6 +166,13 @@ func (r *recorder) cancel(i int, why string) {
 	a.Duration = r.now().Sub(r.start) - a.Start
 	a.Outcome = OutcomeCancelled
 	a.Error = why
+}
+
+// setReplica records the replica an attempt went to.
+func (r *recorder) setReplica(i int, url, health string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Attempts[i].Replica, r.d.Attempts[i].ReplicaHealth = url, health
 }
 
 // resolve records how a conflict on a retry was resolved.

@@ -134,12 +134,24 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		idx = a.pinned
 	}
 	res := armResult{last: -1}
+	tried := map[string]bool{} // replicas that failed this operation (direct mode)
 	for {
 		region := plan.targets[idx]
 		req := op.request(acct.EnableMultipleWriteLocations)
-		i := rec.begin(region.Name, endpointOf(region), reason)
+		target := endpointOf(region)
+		key, replica, direct, derr := c.replicaTarget(ctx, op, region, tried)
+		switch {
+		case derr != nil:
+			rec.note("direct mode: " + derr.Error() + "; the attempt goes through the gateway")
+		case direct:
+			target = strings.TrimRight(replica.URL, "/")
+		}
+		i := rec.begin(region.Name, target, reason)
+		if direct {
+			rec.setReplica(i, replica.URL, replica.Health.String())
+		}
 		res.last = i
-		resp, err := c.transport.Do(ctx, endpointOf(region), req)
+		resp, err := c.transport.Do(ctx, target, req)
 		res.resp, res.err = resp, err
 		if ctx.Err() != nil && resp == nil {
 			rec.cancel(i, context.Cause(ctx).Error())
@@ -157,6 +169,23 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 				out.Sent = ne.Sent
 			}
 			rec.finish(i, 0, 0, 0, "", err.Error())
+		}
+		if direct {
+			if replicaGone(resp, err) {
+				// The replica moved or died: route around it while its partition's
+				// addresses refresh, and try another replica of the same region now.
+				tried[replica.URL] = true
+				how := "an address refresh is already in flight"
+				if c.addr.Gone(key, replica.URL) {
+					how = "address refresh started"
+				}
+				rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("%s from replica %s: marked unhealthy, %s; trying another replica", statusText(resp), replica.URL, how))
+				reason = ReasonRetry
+				continue
+			}
+			if resp != nil {
+				c.addr.Succeeded(key, replica.URL)
+			}
 		}
 		if ownConflict(op, resp, rec.sent()) {
 			rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("%d after an earlier attempt of this write: checking the stored item's _trackingId", resp.StatusCode))
@@ -264,4 +293,24 @@ func (r *Result) fill(resp *cosmos.Response) {
 	if resp.StatusCode < 400 {
 		r.Body = resp.Body
 	}
+}
+
+// replicaGone reports a replica that is no longer serving: a 410, or no answer at all
+// (refused or reset connections).
+func replicaGone(resp *cosmos.Response, err error) bool {
+	if resp != nil {
+		return resp.StatusCode == 410
+	}
+	var ne *cosmos.NetworkError
+	return errors.As(err, &ne)
+}
+
+func statusText(resp *cosmos.Response) string {
+	if resp == nil {
+		return "no answer"
+	}
+	if resp.SubStatus != 0 {
+		return fmt.Sprintf("%d/%d", resp.StatusCode, resp.SubStatus)
+	}
+	return fmt.Sprint(resp.StatusCode)
 }

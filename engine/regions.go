@@ -125,6 +125,7 @@ func (r RegionInfo) MarshalJSON() ([]byte, error) {
 func (c *Client) Derive(preferred []string, retry retries.Policy) *Client {
 	d, _ := New(Options{Endpoint: c.endpoint, Transport: c.transport, Clock: c.clock, PreferredRegions: preferred, Retry: &retry})
 	d.topology = c.topology
+	d.addr = c.addr
 	return d
 }
 
