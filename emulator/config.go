@@ -30,6 +30,16 @@ type Config struct {
 	ReplicationLag faults.Duration `toml:"replication_lag"`
 	// Ranges is the number of physical partitions of each container (default 4).
 	Ranges int `toml:"ranges"`
+	// Replicas is the size of every replica set (region × container × range), served
+	// through the gateway's //addresses/ endpoint (default 4: a primary and three
+	// secondaries).
+	Replicas int `toml:"replicas"`
+	// GatewayCacheTTL is how long the gateway's address cache keeps answering
+	// addresses requests without x-ms-force-refresh with a replica set that has
+	// changed (default 30s).
+	GatewayCacheTTL faults.Duration `toml:"gateway_cache_ttl"`
+	// ReplicaMoves are replica moves whose After counts from emulator start.
+	ReplicaMoves []ReplicaMove `toml:"replica_move"`
 	// Databases and containers to create at start (skipped when they already exist).
 	Databases []DatabaseConfig `toml:"databases"`
 	// Latency and Faults form the initial fault-injection state.
@@ -119,6 +129,18 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Ranges < 1 || c.Ranges > 64 {
 		return c, fmt.Errorf("ranges must be between 1 and 64, not %d", c.Ranges)
+	}
+	if c.Replicas == 0 {
+		c.Replicas = DefaultReplicas
+	}
+	if c.Replicas < 1 || c.Replicas > 16 {
+		return c, fmt.Errorf("replicas must be between 1 and 16, not %d", c.Replicas)
+	}
+	if c.GatewayCacheTTL < 0 {
+		return c, errors.New("gateway_cache_ttl must not be negative")
+	}
+	if c.GatewayCacheTTL == 0 {
+		c.GatewayCacheTTL = faults.Duration(DefaultGatewayCacheTTL)
 	}
 	if len(c.Regions) == 0 {
 		for _, n := range DefaultRegions {

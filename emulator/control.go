@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -22,6 +23,14 @@ import (
 //	PUT    /_emulator/latency          set a latency (faults.LatencySpec as JSON)
 //	POST   /_emulator/failover         {"region": "West US"}: make it the write region
 //	PUT    /_emulator/replication      {"lag": "2s"}
+//	GET    /_emulator/replicas         every replica set: addresses, states, request counts
+//	GET    /_emulator/replica-moves    the replica moves, with their state
+//	POST   /_emulator/replica-moves    move a replica (ReplicaMove as JSON; after counts
+//	                                   from now) → the move (ReplicaMoveStatus)
+//
+// A fault rule's replica field names a replica as "<range id>:<replica id>", e.g. "0:7"
+// (GET /_emulator/replicas lists the names); such a rule applies only to requests sent
+// to that replica's address.
 
 // State is the body of GET /_emulator/state.
 type State struct {
@@ -34,6 +43,7 @@ type State struct {
 	Latency        []faults.LatencyEntry `json:"latency"`
 	Faults         []faults.Rule         `json:"faults"`
 	Uptime         faults.Duration       `json:"uptime"`
+	ReplicaMoves   []ReplicaMoveStatus   `json:"replica_moves,omitempty"`
 }
 
 // FailoverRequest and ReplicationRequest are control API bodies.
@@ -51,7 +61,8 @@ func (s *Server) State() State {
 		Account: s.cfg.Account, Endpoint: s.Endpoint(), Regions: s.Regions(), MultiWrite: s.cfg.MultiWrite,
 		ReplicationLag: faults.Duration(s.lagNow()), Persistent: s.store.disk != nil,
 		Latency: s.faults.Latency(), Faults: s.faults.Rules(),
-		Uptime: faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
+		Uptime:       faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
+		ReplicaMoves: s.ReplicaMoves(),
 	}
 }
 
@@ -77,6 +88,10 @@ func (s *Server) serveControl(req *request) {
 				s.writeError(req, badRequest("fault region %q is not a region of this account; regions are %s", rule.Region, s.regionNames()), 0)
 				return
 			}
+		}
+		if err := s.checkReplicaName(rule.Replica); err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
 		}
 		added, err := s.faults.Add(rule)
 		if err != nil {
@@ -134,6 +149,28 @@ func (s *Server) serveControl(req *request) {
 			return
 		}
 		s.controlJSON(req, http.StatusOK, s.State())
+	case route == "GET replicas" && len(segs) == 1:
+		s.controlJSON(req, http.StatusOK, s.Replicas())
+	case route == "GET replica-moves" && len(segs) == 1:
+		s.controlJSON(req, http.StatusOK, s.ReplicaMoves())
+	case route == "POST replica-moves" && len(segs) == 1:
+		body, ok := s.readBody(req)
+		if !ok {
+			return
+		}
+		var m ReplicaMove
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&m); err != nil {
+			s.writeError(req, badRequest("replica move: the body is not a replica move: %v (fields: region, database, container, range, replica, primary, effect, after, refresh_delay)", err), 0)
+			return
+		}
+		st, err := s.MoveReplica(m)
+		if err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		s.controlJSON(req, http.StatusCreated, st)
 	default:
 		s.writeError(req, notFound("no control API route "+r.Method+" "+r.URL.Path+" (see `cosmosctl emulator --help`)"), 0)
 	}
@@ -164,6 +201,9 @@ func (s *Server) AddFault(r faults.Rule) (faults.Rule, error) {
 		if _, ok := s.regionIndex(r.Region); !ok {
 			return r, &cosmos.Error{StatusCode: 400, Message: "unknown region " + r.Region}
 		}
+	}
+	if err := s.checkReplicaName(r.Replica); err != nil {
+		return r, &cosmos.Error{StatusCode: 400, Message: err.Error()}
 	}
 	added, err := s.faults.Add(r)
 	if err == nil && added.Effect == faults.EffectRefuse {

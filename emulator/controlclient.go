@@ -95,3 +95,24 @@ func (c *ControlClient) SetReplicationLag(ctx context.Context, lag faults.Durati
 	err := c.call(ctx, http.MethodPut, "/replication", ReplicationRequest{Lag: lag}, &out)
 	return out, err
 }
+
+// Replicas lists every replica set with each replica's address, state and request count.
+func (c *ControlClient) Replicas(ctx context.Context) ([]ReplicaSetInfo, error) {
+	var out []ReplicaSetInfo
+	err := c.call(ctx, http.MethodGet, "/replicas", nil, &out)
+	return out, err
+}
+
+// MoveReplica moves a replica; m.After counts from now.
+func (c *ControlClient) MoveReplica(ctx context.Context, m ReplicaMove) (ReplicaMoveStatus, error) {
+	var out ReplicaMoveStatus
+	err := c.call(ctx, http.MethodPost, "/replica-moves", m, &out)
+	return out, err
+}
+
+// ReplicaMoves lists the replica moves made so far.
+func (c *ControlClient) ReplicaMoves(ctx context.Context) ([]ReplicaMoveStatus, error) {
+	var out []ReplicaMoveStatus
+	err := c.call(ctx, http.MethodGet, "/replica-moves", nil, &out)
+	return out, err
+}

@@ -17,7 +17,7 @@ func (s *Server) dispatch(req *request) {
 	case faults.OpAccount:
 		s.serveAccount(req)
 	case faults.OpAddresses:
-		s.writeError(req, notFound("replica addresses are not served by this emulator version; use gateway mode"), 0)
+		s.serveAddresses(req)
 	case faults.OpMetadata:
 		s.serveMetadata(req, segs)
 	case faults.OpPKRanges:

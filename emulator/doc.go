@@ -5,7 +5,11 @@
 // It owns the account topology, the document store (in memory, or persisted in bbolt so
 // that no acknowledged write is lost to a crash), replication to read regions with a
 // configurable lag, session tokens, the request-charge model, and the latency and fault
-// injection that lets a team rehearse a regional brownout on one machine. The faults
+// injection that lets a team rehearse a regional brownout on one machine. For direct-mode
+// clients it also serves replica sets: the gateway's //addresses/ endpoint, each replica
+// over HTTP under its own address prefix on its region's port, and "replica moves" in
+// which a replica goes away while the gateway keeps handing out its address for a while
+// (see replicas.go). The faults
 // and latencies themselves are modelled in the faults sub-package; document JSON, patch
 // and the small SQL subset live in jsondoc.
 //

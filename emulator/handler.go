@@ -33,6 +33,12 @@ type request struct {
 	activityID string
 	op         string
 	segs       []string
+	// resPath is the resource path: the URL path without a replica address prefix.
+	resPath string
+	// addr is the replica address prefix of the URL, nil for the regional endpoint;
+	// replica is the replica it names, once resolved.
+	addr    *replicaAddr
+	replica *replica
 	// dropResponse: apply the write, then drop the connection without answering.
 	dropResponse bool
 }
@@ -49,11 +55,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.region = int(h.s.writeIdx.Load())
 	}
 	req.regionName = h.s.regions[req.region].name
-	req.segs = cosmos.PathSegments(r.URL.Path)
+	req.resPath = r.URL.Path
+	if addr, rest, ok := splitReplicaAddress(r.URL.Path); ok {
+		req.addr, req.resPath = addr, rest
+	}
+	req.segs = cosmos.PathSegments(req.resPath)
 	// "//addresses/" arrives with an empty first segment that PathSegments drops.
 	req.op = classify(r, req.segs)
 
 	if !h.authorized(req) {
+		return
+	}
+	if req.addr != nil && !h.s.attachReplica(req, h.ep.region) {
 		return
 	}
 	if len(req.segs) > 0 && req.segs[0] == cosmos.TypeEmulator {
@@ -148,12 +161,22 @@ func (h *handler) authorized(req *request) bool {
 		h.s.writeError(req, cosmosErr(401, 0, "the request has no x-ms-date header, which the signature covers"), 0)
 		return false
 	}
-	resType, resLink := cosmos.ResourceFromPath(r.URL.Path)
+	// Requests to a replica address are signed for the resource path after the address.
+	resType, resLink := cosmos.ResourceFromPath(req.resPath)
+	links := []string{resLink}
 	if req.op == faults.OpAddresses {
-		// The addresses call is signed for the documents of the collection it resolves.
-		resType, resLink = cosmos.TypeDocuments, addressesLink(r)
+		// The addresses call is signed for the documents of the collection it resolves,
+		// with the collection's link or (the SDKs, rid-based) its _rid.
+		resType, links = cosmos.TypeDocuments, addressesLinks(r)
 	}
-	if !h.s.key.Verify(tok.Signature, r.Method, resType, resLink, date) {
+	verified := false
+	for _, l := range links {
+		if h.s.key.Verify(tok.Signature, r.Method, resType, l, date) {
+			verified = true
+			break
+		}
+	}
+	if !verified {
 		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)"), 0)
 		return false
 	}
@@ -169,7 +192,11 @@ func addressesLink(r *http.Request) string {
 // injectFaults applies the latency model and the fault rules to a request. It returns
 // false when a fault has already answered (or refused to answer) the request.
 func (h *handler) injectFaults(req *request) bool {
-	d := h.s.faults.Decide(req.regionName, req.op, "")
+	replicaName := ""
+	if req.replica != nil {
+		replicaName = req.replica.name()
+	}
+	d := h.s.faults.Decide(req.regionName, req.op, replicaName)
 	if d.Refuse {
 		h.s.drop(req)
 		return false
@@ -185,7 +212,11 @@ func (h *handler) injectFaults(req *request) bool {
 		}
 		return false
 	case d.Status != 0:
-		e := cosmosErr(d.Status, d.SubStatus, "injected fault ("+strings.Join(d.Rules, ",")+") in region "+req.regionName)
+		where := "in region " + req.regionName
+		if replicaName != "" {
+			where += " on replica " + replicaName
+		}
+		e := cosmosErr(d.Status, d.SubStatus, "injected fault ("+strings.Join(d.Rules, ",")+") "+where)
 		e.RetryAfter = d.RetryAfter
 		h.s.writeError(req, e, 0)
 		return false

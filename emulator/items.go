@@ -22,6 +22,9 @@ func (s *Server) serveItem(req *request, segs []string) {
 	if !ok {
 		return
 	}
+	if !s.replicaHolds(req, c, c.partitionFor(pk)) {
+		return
+	}
 	switch req.op {
 	case faults.OpRead:
 		s.readItem(req, c, pk, segs[5])

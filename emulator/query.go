@@ -159,7 +159,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 
 // queryScope picks the partitions a query reads: the one holding the partition key in
 // the header, the one named by a range id header, or every one when the client allows
-// a cross-partition query.
+// a cross-partition query. Sent to a replica, a query reads the replica's range only.
 func (s *Server) queryScope(req *request, c *container) ([]*partition, string, bool) {
 	r := req.r
 	if raw := r.Header.Get(cosmos.HeaderPartitionKey); raw != "" {
@@ -168,6 +168,9 @@ func (s *Server) queryScope(req *request, c *container) ([]*partition, string, b
 			return nil, "", false
 		}
 		p := c.partitionFor(pk)
+		if !s.replicaHolds(req, c, p) {
+			return nil, "", false
+		}
 		now := s.clock.Now()
 		p.mu.RLock()
 		caught := p.caughtUpLSN(req.region, now, s.lagNow())
@@ -182,6 +185,20 @@ func (s *Server) queryScope(req *request, c *container) ([]*partition, string, b
 		p := c.partitionByID(id)
 		if p == nil {
 			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)
+			return nil, "", false
+		}
+		if !s.replicaHolds(req, c, p) {
+			return nil, "", false
+		}
+		return []*partition{p}, "", true
+	}
+	if req.replica != nil {
+		// A replica holds one range: a query sent to it reads that range only.
+		p := c.partitionByID(req.replica.set.key.rangeID)
+		if p == nil {
+			p = c.parts[0] // another container: replicaHolds answers 410/1000
+		}
+		if !s.replicaHolds(req, c, p) {
 			return nil, "", false
 		}
 		return []*partition{p}, "", true

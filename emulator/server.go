@@ -21,6 +21,7 @@ type Server struct {
 	cfg      Config
 	key      *cosmos.MasterKey
 	store    *store
+	reps     *replicaRegistry
 	faults   *faults.Injector
 	clock    faults.Clock
 	started  time.Time
@@ -51,7 +52,8 @@ type Region struct {
 
 // Options are the parts of a start that cannot come from a scenario file.
 type Options struct {
-	// Clock drives replication lag and fault time windows; nil is the wall clock.
+	// Clock drives replication lag, fault time windows and replica moves; nil is the
+	// wall clock.
 	Clock faults.Clock
 }
 
@@ -73,7 +75,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{})}
+	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{}), reps: newReplicaRegistry()}
 	s.faults = faults.NewInjector(clock, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), s.started)
 	if err := s.faults.Load(cfg.Latency, cfg.Faults); err != nil {
 		return nil, fmt.Errorf("scenario: %v", err)
@@ -116,6 +118,14 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	if err := s.listen(); err != nil {
 		s.Close()
 		return nil, err
+	}
+	// Replica addresses carry the regional ports, so replicas exist once bound.
+	if err := s.prepareReplicas(); err != nil {
+		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
+			ep.listener.Close() // not serving yet, so Shutdown would not close it
+		}
+		s.Close()
+		return nil, fmt.Errorf("scenario: %v", err)
 	}
 	for _, ep := range append([]*endpoint{s.global}, s.regions...) {
 		s.wg.Add(1)
@@ -281,8 +291,8 @@ func (s *Server) Account() cosmos.Account {
 		ID: s.cfg.Account, RID: s.cfg.Account + ".documents.azure.com", Self: "", Media: "//media/",
 		Addresses: "//addresses/", Dbs: "//dbs/",
 		EnableMultipleWriteLocations: s.cfg.MultiWrite,
-		UserReplicationPolicy:        cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: 3, MaxReplicasetSize: 4},
-		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: 3, MaxReplicasetSize: 4},
+		UserReplicationPolicy:        cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
+		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
 		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: "Session"},
 		ReadPolicy:                   cosmos.ReadPolicy{PrimaryReadCoefficient: 1, SecondaryReadCoefficient: 1},
 		QueryEngineConfiguration:     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"sqlAllowGroupByClause":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlDisableOptimizationFlags":0,"sqlAllowTop":true,"enableSpatialIndexing":true}`,

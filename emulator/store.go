@@ -262,6 +262,44 @@ func (s *store) container(db, coll string) (*container, *cosmos.Error) {
 	return c, nil
 }
 
+// containerByRID finds a container by its database's and its own _rid.
+func (s *store) containerByRID(dbRID, collRID string) *container {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, d := range s.dbs {
+		if d.meta.RID != dbRID {
+			continue
+		}
+		for _, c := range d.colls {
+			if c.meta.RID == collRID {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// allContainers lists every container, databases and containers in creation order.
+func (s *store) allContainers() []*container {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	dbs := make([]*database, 0, len(s.dbs))
+	for _, d := range s.dbs {
+		dbs = append(dbs, d)
+	}
+	sort.Slice(dbs, func(i, j int) bool { return dbs[i].seq < dbs[j].seq })
+	var out []*container
+	for _, d := range dbs {
+		colls := make([]*container, 0, len(d.colls))
+		for _, c := range d.colls {
+			colls = append(colls, c)
+		}
+		sort.Slice(colls, func(i, j int) bool { return colls[i].seq < colls[j].seq })
+		out = append(out, colls...)
+	}
+	return out
+}
+
 func (s *store) listDatabases() []cosmos.Database {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
