@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// directClient starts an emulator and a direct-mode engine client over real HTTP.
+func directClient(t *testing.T, noHealth bool) (*emulator.Server, *Client) {
+	t.Helper()
+	srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, _ := cosmos.NewMasterKey(srv.Key())
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	c, err := New(Options{Endpoint: srv.Endpoint(), Transport: tr, Direct: true, NoReplicaHealth: noHealth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		tr.HTTP.CloseIdleConnections()
+		srv.Close()
+	})
+	if _, err := c.Execute(context.Background(), Operation{Kind: OpCreate, Database: "db", Container: "c", Body: []byte(`{"id":"1","pk":"a"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+func directRead() Operation {
+	op := readOp()
+	op.Database, op.Container = "db", "c"
+	return op
+}
+
+func TestDirectModeReadsGoToReplicas(t *testing.T) {
+	_, c := directClient(t, false)
+	res, err := c.Execute(context.Background(), directRead())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Diagnostics.Attempts[0]
+	if !strings.Contains(a.Replica, "/replicas/") || a.Endpoint != strings.TrimRight(a.Replica, "/") || a.ReplicaHealth == "" {
+		t.Fatalf("attempt %+v", a)
+	}
+}
+
+// replicaMoveWindow moves a secondary replica of the item's partition in East US (410
+// from then on; the gateway keeps handing out the old addresses for 2 s) and reads the
+// item sequentially for most of that window. It returns how many reads went to the
+// moved replica after its first 410, the number of reads, and their p99.
+func replicaMoveWindow(t *testing.T, noHealth bool) (afterFirst410, reads int, p99 time.Duration) {
+	srv, c := directClient(t, noHealth)
+	ctx := context.Background()
+	if _, err := c.Execute(ctx, directRead()); err != nil { // warm the address cache
+		t.Fatal(err)
+	}
+	first, err := c.Execute(ctx, directRead())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rangeOf := ""
+	for _, set := range srv.Replicas() {
+		for _, r := range set.Replicas {
+			if strings.TrimRight(r.Address, "/") == first.Diagnostics.Attempts[0].Endpoint {
+				rangeOf = set.Range
+			}
+		}
+	}
+	move, err := srv.MoveReplica(emulator.ReplicaMove{Region: "East US", Database: "db", Container: "c", Range: rangeOf, Replica: 1,
+		Effect: emulator.MoveGone, RefreshDelay: faults.Duration(2 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requestsTo := func(name string) int64 {
+		for _, set := range srv.Replicas() {
+			for _, r := range set.Replicas {
+				if r.Name == name {
+					return r.Requests
+				}
+			}
+		}
+		t.Fatalf("no replica %s", name)
+		return 0
+	}
+	var lat []time.Duration
+	firstGone := int64(-1)
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		start := time.Now()
+		res, err := c.Execute(ctx, directRead())
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			t.Fatalf("read during the move: %v", err)
+		}
+		if firstGone < 0 {
+			for _, a := range res.Diagnostics.Attempts {
+				if a.StatusCode == 410 {
+					firstGone = requestsTo(move.OldReplica)
+				}
+			}
+		}
+	}
+	if firstGone < 0 {
+		t.Fatalf("no read met the moved replica in %d reads", len(lat))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return int(requestsTo(move.OldReplica) - firstGone), len(lat), lat[len(lat)*99/100]
+}
+
+func TestReplicaMoveIsRoutedAroundWithHealthAwareness(t *testing.T) {
+	after, reads, p99 := replicaMoveWindow(t, false)
+	t.Logf("health aware: %d of %d reads sent to the moved replica after its first 410; p99 %v", after, reads, p99)
+	if after != 0 {
+		t.Fatalf("%d reads went to a replica known to be gone", after)
+	}
+}
+
+func TestWithoutHealthAwarenessAQuarterOfReadsHitTheMovedReplica(t *testing.T) {
+	after, reads, p99 := replicaMoveWindow(t, true)
+	share := float64(after) / float64(reads)
+	t.Logf("no health awareness: %d of %d reads (%.1f%%) sent to the moved replica after its first 410; p99 %v", after, reads, 100*share, p99)
+	if share < 0.15 || share > 0.35 {
+		t.Fatalf("with 4 replicas chosen at random about a quarter of reads should hit the moved one, got %.1f%%", 100*share)
+	}
+}
