@@ -178,7 +178,9 @@ func (s *Server) Close() error {
 	var err error
 	s.closeMu.Do(func() {
 		close(s.closing)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// In-flight requests get a moment to finish; connections a client opened but
+		// never used would otherwise hold Shutdown for 5 s, so then everything closes.
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
 			if ep == nil {
