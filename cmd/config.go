@@ -34,6 +34,8 @@ directory (` + "`cosmosctl config path`" + ` prints it):
   [profiles.prod]
   endpoint = "https://myaccount.documents.azure.com:443/"
   key_file = "~/.config/cosmosctl/prod.key"  # or key = "…" or connection_string = "…"
+  auth = "key"                               # key | aad (Azure AD: no key needed)
+  # aad_token_file = "ci.token"              # with auth = "aad": a pre-acquired token
   database = "app"
   container = "orders"
   preferred_regions = ["East US", "West US"]
@@ -51,7 +53,19 @@ directory (` + "`cosmosctl config path`" + ` prints it):
   [profiles.prod.write_retries]
   policy = "tracking-id"                     # off | retries | tracking-id
 
-A relative key_file is relative to the config file's directory. A file holding an
+With auth = "aad" requests carry Azure AD (Entra ID) tokens instead of key
+signatures, for accounts that disable keys. Tokens come from the default Azure
+credential chain (service principal in AZURE_CLIENT_ID/AZURE_TENANT_ID/
+AZURE_CLIENT_SECRET, workload or managed identity, then ` + "`az login`" + `), scope
+https://<account host>/.default, and are refreshed before they expire. The identity
+needs a Cosmos DB data-plane role on the account. aad_token_file instead names a
+file holding a token acquired elsewhere (CI jobs, break-glass runbooks):
+  az account get-access-token --resource https://myaccount.documents.azure.com \
+    --query accessToken -o tsv > ci.token
+A token from a file is NOT refreshed: when it expires, commands fail until the file
+holds a new one.
+
+A relative key_file or aad_token_file is relative to the config file's directory. A file holding an
 inline key must be readable by you alone (chmod 600); ` + "`config set`" + ` writes it so.
 Unknown settings are errors, so that a misspelt setting never silently does nothing.
 
@@ -62,6 +76,8 @@ Environment variables:
   COSMOSCTL_KEY                  account key
   COSMOSCTL_KEY_FILE             file holding the account key
   COSMOSCTL_CONNECTION_STRING    AccountEndpoint=…;AccountKey=…;
+  COSMOSCTL_AUTH                 key or aad
+  COSMOSCTL_AAD_TOKEN_FILE       file holding an Azure AD access token (not refreshed)
   COSMOSCTL_DATABASE, COSMOSCTL_CONTAINER
   COSMOSCTL_PREFERRED_REGIONS    comma-separated
   COSMOSCTL_EXCLUDE_REGIONS      comma-separated
@@ -100,7 +116,7 @@ func newConfigCmd(io *IOStreams) *cobra.Command {
 // would use.
 type settingsFlags struct {
 	profile, endpoint, keyFile, database, container, output string
-	connectionMode                                          string
+	connectionMode, auth, aadTokenFile                      string
 	preferredRegions, excludeRegions                        []string
 	e2eTimeout                                              time.Duration
 	// hedge is set on commands that take the hedging flags (reads, config show).
@@ -119,6 +135,8 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.profile, "profile", "", "profile from the config file ($COSMOSCTL_PROFILE, else default_profile)")
 	f.StringVar(&s.endpoint, "endpoint", "", "account endpoint, e.g. https://myaccount.documents.azure.com:443/ ($COSMOSCTL_ENDPOINT)")
 	f.StringVar(&s.keyFile, "key-file", "", "file holding the account key ($COSMOSCTL_KEY_FILE, or the key itself in $COSMOSCTL_KEY; never an argument)")
+	f.StringVar(&s.auth, "auth", "", "key, or aad for Azure AD tokens from the Azure credential chain (az login, managed identity, AZURE_CLIENT_*) ($COSMOSCTL_AUTH; default key)")
+	f.StringVar(&s.aadTokenFile, "aad-token-file", "", "with --auth aad: file holding an access token to use instead of the credential chain; not refreshed ($COSMOSCTL_AAD_TOKEN_FILE)")
 	f.StringVar(&s.database, "database", "", "database ($COSMOSCTL_DATABASE)")
 	f.StringVar(&s.container, "container", "", "container ($COSMOSCTL_CONTAINER)")
 	f.StringSliceVar(&s.preferredRegions, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
@@ -144,6 +162,12 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	}
 	if f.Changed("key-file") {
 		fl.KeyFile = &s.keyFile
+	}
+	if f.Changed("auth") {
+		fl.Auth = &s.auth
+	}
+	if f.Changed("aad-token-file") {
+		fl.AADTokenFile = &s.aadTokenFile
 	}
 	if f.Changed("database") {
 		fl.Database = &s.database
@@ -288,7 +312,8 @@ func newConfigShowCmd(io *IOStreams) *cobra.Command {
 		Short: "Show the settings a command would use and where each comes from",
 		Long: `Show the settings a command would use with the same flags, profile and environment,
 and where each comes from: a flag, an environment variable, the profile or the
-built-in default. The account key is masked (first and last four characters).`,
+built-in default. The account key is masked (first and last four characters); of an
+Azure AD token file only the path is shown, never the token.`,
 		Example: `  cosmosctl config show
   cosmosctl config show --profile staging -o json | jq '.settings.endpoint'
   COSMOSCTL_PREFERRED_REGIONS="West US,East US" cosmosctl config show`,
@@ -342,10 +367,14 @@ func shownSettings(st config.Settings) []shownSetting {
 	if h.MaxRegions > 0 {
 		maxRegions.text = fmt.Sprint(h.MaxRegions)
 	}
+	// The token file's path only: the token is a bearer credential, shown nowhere.
+	tokenFile := row("aad_token_file", st.AADTokenFile, st.AADTokenFile)
 	return []shownSetting{
 		row("profile", st.Profile, st.Profile),
 		row("endpoint", st.Endpoint, st.Endpoint),
+		row("auth", st.Auth, st.Auth),
 		key,
+		tokenFile,
 		row("database", st.Database, st.Database),
 		row("container", st.Container, st.Container),
 		row("preferred_regions", st.PreferredRegions, strings.Join(st.PreferredRegions, ",")),
@@ -390,7 +419,7 @@ func runConfigShow(io *IOStreams, st config.Settings) error {
 	switch {
 	case !st.Configured():
 		fmt.Fprintln(io.ErrOut, "no account endpoint is configured: commands will use the embedded emulator (set one with `cosmosctl config set endpoint URL`, COSMOSCTL_ENDPOINT or --endpoint)")
-	case st.Key == "":
+	case st.Auth == config.AuthKey && st.Key == "":
 		fmt.Fprintf(io.ErrOut, "%s\n", "no account key is configured: pipe it in with `printf %s \"$KEY\" | cosmosctl config set key`, or set COSMOSCTL_KEY, COSMOSCTL_KEY_FILE or --key-file")
 	}
 	return nil
@@ -416,7 +445,8 @@ The profile is --profile, else $COSMOSCTL_PROFILE, else the file's default_profi
 else "default" (which then becomes the default profile).
 
 KEY is one of:
-  endpoint, key, key_file, connection_string, database, container,
+  endpoint, key, key_file, connection_string, auth (key|aad), aad_token_file,
+  database, container,
   preferred_regions, exclude_regions (comma-separated), e2e_timeout (e.g. 5s),
   output (table|json), hedging.mode (threshold|adaptive|off), hedging.threshold,
   hedging.step, hedging.max_regions, hedging.budget (e.g. 10%),

@@ -80,14 +80,26 @@ func (s *session) Close() {
 // anywhere it starts the emulator inside this process and says so, once, on stderr.
 func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Settings) (*session, error) {
 	sess := &session{settings: s}
-	endpoint, key := s.Endpoint, s.Key.Reveal()
+	endpoint := s.Endpoint
+	var cred cosmos.Credential
 	if !s.Configured() {
+		if s.Auth == config.AuthAAD {
+			// Azure AD means a real account: running against the local emulator instead
+			// (which takes its key only) would hide a forgotten endpoint.
+			return nil, usageErrorf("auth is aad (%s) but no account endpoint is configured: set --endpoint, COSMOSCTL_ENDPOINT or a profile; the embedded emulator takes its key only", s.Source("auth"))
+		}
 		srv, where, err := startEmbedded(f.ephemeral)
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded emulator: %w", err)
 		}
 		sess.embedded = srv
-		endpoint, key = srv.Endpoint(), srv.Key()
+		endpoint = srv.Endpoint()
+		mk, err := cosmos.NewMasterKey(srv.Key())
+		if err != nil {
+			sess.Close()
+			return nil, &UsageError{Err: fmt.Errorf("the key of the embedded emulator: %v", err)}
+		}
+		cred = mk
 		if sess.settings.Database == "" {
 			sess.settings.Database = embeddedDatabase
 		}
@@ -95,13 +107,11 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 			sess.settings.Container = embeddedContainer
 		}
 		fmt.Fprintf(io.ErrOut, "cosmosctl: no account configured; using the embedded emulator (3 regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.\n", where)
-	} else if key == "" {
-		return nil, usageErrorf("no key for %s: set COSMOSCTL_KEY, use --key-file, or put key_file in the profile", s.Endpoint)
-	}
-	cred, err := cosmos.NewMasterKey(key)
-	if err != nil {
-		sess.Close()
-		return nil, &UsageError{Err: fmt.Errorf("the key from %s: %v", orDefault(s.KeySource, "the embedded emulator"), err)}
+	} else {
+		var err error
+		if cred, err = credential(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
@@ -112,6 +122,51 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 	}
 	sess.client = client
 	return sess, nil
+}
+
+// credential builds what authorizes requests to a configured account: the account key,
+// or Azure AD tokens (auth = aad) from a token file or the default Azure credential
+// chain.
+//
+// The first Azure AD token is fetched here, before any request, so that a missing login
+// fails once with one clear line instead of on every attempt. Failing to get a token is
+// a usage error (exit 2), like a missing key: nothing was sent, the fix is on this
+// machine (log in, fix the token file) and retrying cannot help. Exit 7 stays what it
+// is for a key: the account answered 401 or 403 (a token it rejects, an identity without
+// a data-plane role).
+func credential(ctx context.Context, s config.Settings) (cosmos.Credential, error) {
+	if s.Auth != config.AuthAAD {
+		if s.Key == "" {
+			return nil, usageErrorf("no key for %s: set COSMOSCTL_KEY, use --key-file, or put key_file in the profile; or use Azure AD with --auth aad", s.Endpoint)
+		}
+		mk, err := cosmos.NewMasterKey(s.Key.Reveal())
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("the key from %s: %v", s.KeySource, err)}
+		}
+		return mk, nil
+	}
+	var src cosmos.TokenSource
+	if s.AADTokenFile != "" {
+		st, err := cosmos.NewStaticToken(s.AADToken.Reveal(), s.AADTokenFile+" ("+s.Source("aad_token_file")+")")
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		src = st
+	} else {
+		az, err := cosmos.NewDefaultAzureTokenSource(s.Endpoint)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		src = az
+	}
+	cred := cosmos.NewAADCredential(src)
+	if _, err := cred.Token(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &UsageError{Err: err}
+	}
+	return cred, nil
 }
 
 // excludes returns the regions to exclude: --exclude (or its environment and profile
@@ -146,13 +201,6 @@ func (f *connFlags) styles(io *IOStreams) output.Styles {
 func (f *connFlags) wantJSON(s config.Settings) bool { return s.Output == "json" }
 
 func getenv(k string) string { return os.Getenv(k) }
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
 
 // isInput reports engine input errors, which are usage errors to the user.
 func asUsage(err error) error {

@@ -29,6 +29,7 @@ type emulatorOptions struct {
 	Scenario       string
 	DataDir        string
 	KeyFile        string
+	AADTokenFile   string
 	Seed           uint64
 	Output         string
 	set            func(name string) bool
@@ -45,7 +46,10 @@ use it unmodified. Latencies and faults come from a TOML scenario file and can b
 changed while it runs with the subcommands below, which talk to its control API.
 
 The account key defaults to the well-known emulator key, which is public; with
---key-file the key is read from a file and never printed.
+--key-file the key is read from a file and never printed. With --aad-token-file it
+also accepts Azure AD requests (authorization type=aad) carrying exactly the token in
+that file, so that cosmosctl --auth aad can be tested without Azure; it cannot
+validate real Azure AD tokens, and without the flag it refuses every type=aad request.
 
 Data is kept in memory unless --data-dir is given; then every acknowledged write
 is on disk before it is acknowledged, and survives a restart or a kill -9.`,
@@ -85,6 +89,7 @@ is on disk before it is acknowledged, and survives a restart or a kill -9.`,
 	f.StringVar(&opts.Scenario, "scenario", "", "TOML scenario file: regions, latencies, faults, containers (flags given explicitly win)")
 	f.StringVar(&opts.DataDir, "data-dir", "", "persist data in this directory (default: in memory)")
 	f.StringVar(&opts.KeyFile, "key-file", "", "file holding the account key to require (default: the well-known emulator key)")
+	f.StringVar(&opts.AADTokenFile, "aad-token-file", "", "file holding the one Azure AD token to accept as type=aad (any string; for testing --auth aad; default: refuse Azure AD requests)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "seed for latency sampling and fault probabilities (0: random)")
 	f.StringVarP(&opts.Output, "output", "o", "text", "how to print the endpoints: text or json")
 
@@ -157,7 +162,34 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 		}
 		cfg.Key = key
 	}
+	if o.AADTokenFile != "" {
+		tok, err := readAADTokenFile(o.AADTokenFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.AADToken = tok
+	}
 	return cfg, nil
+}
+
+// readAADTokenFile reads the emulator's test token. It must be something a client can
+// send as a bearer token; errors never quote it.
+func readAADTokenFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", usageErrorf("Azure AD token file %s does not exist: check the --aad-token-file path", path)
+		}
+		return "", usageErrorf("cannot read Azure AD token file %s: %v", path, err)
+	}
+	tok := strings.TrimSpace(string(data))
+	if tok == "" {
+		return "", usageErrorf("Azure AD token file %s is empty: write the test token to accept into it", path)
+	}
+	if _, err := cosmos.NewStaticToken(tok, path); err != nil {
+		return "", &UsageError{Err: err}
+	}
+	return tok, nil
 }
 
 // readKeyFile reads an account key from a file, so that it never appears in process
@@ -188,9 +220,10 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		out := struct {
 			Endpoint string            `json:"endpoint"`
 			Key      string            `json:"key,omitempty"`
+			AAD      bool              `json:"aad"` // accepts its Azure AD test token (never printed)
 			Regions  []emulator.Region `json:"regions"`
 			DataDir  string            `json:"data_dir,omitempty"`
-		}{Endpoint: srv.Endpoint(), Regions: st.Regions, DataDir: cfg.DataDir}
+		}{Endpoint: srv.Endpoint(), AAD: cfg.AADToken != "", Regions: st.Regions, DataDir: cfg.DataDir}
 		if srv.UsesWellKnownKey() {
 			out.Key = srv.Key()
 		}
@@ -202,6 +235,13 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			fmt.Fprintf(io.Out, "key       %s  (the well-known emulator key)\n", srv.Key())
 		} else {
 			fmt.Fprintf(io.Out, "key       (from %s, not shown)\n", opts.KeyFile)
+		}
+		if cfg.AADToken != "" {
+			from := "the scenario"
+			if opts.AADTokenFile != "" {
+				from = opts.AADTokenFile
+			}
+			fmt.Fprintf(io.Out, "aad       accepts the Azure AD test token from %s (not shown)\n", from)
 		}
 		for _, r := range st.Regions {
 			role := "read"

@@ -7,6 +7,6 @@
 // Commands hand it the flags the user actually set and an environment lookup function,
 // so that precedence is tested without touching the real environment.
 //
-// Account keys are secrets: they are held as a Secret, which prints masked, and no error
-// from this package includes one.
+// Account keys and Azure AD tokens are secrets: they are held as a Secret, which prints
+// masked, and no error from this package includes one.
 package config

@@ -33,6 +33,8 @@ type Profile struct {
 	Key              Secret // inline key
 	KeyFile          string // as written; "~" and relative paths are resolved by Resolve
 	ConnectionString Secret
+	Auth             string // AuthKey or AuthAAD; "" when not set
+	AADTokenFile     string // as written, resolved like KeyFile
 	Database         string
 	Container        string
 	PreferredRegions []string
@@ -70,6 +72,8 @@ type rawProfile struct {
 	Key              string   `toml:"key"`
 	KeyFile          string   `toml:"key_file"`
 	ConnectionString string   `toml:"connection_string"`
+	Auth             string   `toml:"auth"`
+	AADTokenFile     string   `toml:"aad_token_file"`
 	Database         string   `toml:"database"`
 	Container        string   `toml:"container"`
 	PreferredRegions []string `toml:"preferred_regions"`
@@ -147,7 +151,7 @@ func Load(path string) (*File, error) {
 
 func (rp rawProfile) validate(name string, set map[string]bool) (Profile, error) {
 	p := Profile{
-		Name: name, Database: rp.Database, Container: rp.Container, KeyFile: rp.KeyFile,
+		Name: name, Database: rp.Database, Container: rp.Container, KeyFile: rp.KeyFile, AADTokenFile: rp.AADTokenFile,
 		Key: Secret(strings.TrimSpace(rp.Key)), ConnectionString: Secret(rp.ConnectionString),
 		PreferredRegions: cleanList(rp.PreferredRegions), ExcludeRegions: cleanList(rp.ExcludeRegions),
 		set: set,
@@ -163,6 +167,7 @@ func (rp rawProfile) validate(name string, set map[string]bool) (Profile, error)
 	check("endpoint", func() (e error) { p.Endpoint, e = parseEndpoint(rp.Endpoint); return })
 	check("key", func() error { return checkKey(p.Key.Reveal()) })
 	check("connection_string", func() error { _, _, e := ParseConnectionString(rp.ConnectionString); return e })
+	check("auth", func() (e error) { p.Auth, e = parseAuth(rp.Auth); return })
 	check("e2e_timeout", func() (e error) { p.E2ETimeout, e = parseDuration("e2e_timeout", rp.E2ETimeout); return })
 	check("output", func() (e error) { p.Output, e = parseOutput(rp.Output); return })
 	check("connection_mode", func() (e error) { p.ConnectionMode, e = parseConnectionMode(rp.ConnectionMode); return })

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,8 @@ type Flags struct {
 	Profile          *string        // --profile
 	Endpoint         *string        // --endpoint
 	KeyFile          *string        // --key-file
+	Auth             *string        // --auth: key or aad
+	AADTokenFile     *string        // --aad-token-file
 	Database         *string        // --database
 	Container        *string        // --container
 	PreferredRegions *[]string      // --preferred-regions
@@ -48,8 +51,16 @@ type Settings struct {
 	Endpoint  string // "" when no account is configured: see Configured
 	Key       Secret
 	KeySource string // where the key came from, for people: "COSMOSCTL_KEY", "key_file /path (profile prod)"
-	Database  string
-	Container string
+	// Auth is AuthKey (sign with the key) or AuthAAD (Azure AD tokens). With AuthAAD the
+	// key is neither read nor needed.
+	Auth string
+	// AADTokenFile is the resolved path of a file holding a pre-acquired Azure AD access
+	// token, used instead of the credential chain; "" for the chain. AADToken is its
+	// content, read only with AuthAAD. A token from a file is never refreshed.
+	AADTokenFile string
+	AADToken     Secret
+	Database     string
+	Container    string
 	// PreferredRegions and ExcludeRegions are region names as the user wrote them; the
 	// engine matches them to the account's regions.
 	PreferredRegions []string
@@ -106,6 +117,10 @@ func Path(env LookupEnv) (string, error) {
 // next to it is the more specific, deliberate choice (COSMOSCTL_ENDPOINT pointing the
 // same key at a private endpoint, say). Two ways of giving the key at one level (key and
 // key_file, COSMOSCTL_KEY and COSMOSCTL_KEY_FILE) are ambiguous, and an error.
+//
+// auth (--auth, COSMOSCTL_AUTH) chooses the key or Azure AD. With Azure AD the key is not
+// read, and the Azure AD token file (--aad-token-file, COSMOSCTL_AAD_TOKEN_FILE,
+// aad_token_file) is, when one is given; with the key, a token file is not read.
 func Resolve(path string, flags Flags, env LookupEnv) (Settings, error) {
 	f, err := Load(path)
 	if err != nil {
@@ -122,7 +137,7 @@ func Resolve(path string, flags Flags, env LookupEnv) (Settings, error) {
 		return Settings{}, err
 	}
 	r.s.ConfigFile = path
-	r.s.Warnings = f.Warnings
+	r.s.Warnings = append(append([]string{}, f.Warnings...), r.s.Warnings...)
 	return r.s, nil
 }
 
@@ -174,6 +189,10 @@ func (r *resolver) settings() error {
 	s, p, fl := &r.s, r.profile, r.flags
 	str := func(s string) (string, error) { return s, nil }
 	steps := []func() error{
+		func() (err error) {
+			s.Auth, err = pick(r, "auth", fl.Auth, "--auth", "COSMOSCTL_AUTH", parseAuth, p.Auth, AuthKey)
+			return
+		},
 		func() (err error) {
 			s.Database, err = pick(r, "database", fl.Database, "--database", "COSMOSCTL_DATABASE", str, p.Database, "")
 			return
@@ -385,7 +404,11 @@ func (r *resolver) credentials() error {
 		r.s.Endpoint, _ = endpoints[0].value()
 		r.s.Sources["endpoint"] = endpoints[0].source
 	}
-	if len(keys) > 0 {
+	if err := r.aadTokenFile(); err != nil {
+		return err
+	}
+	// With Azure AD the key is not used, so a key file it names need not exist.
+	if len(keys) > 0 && r.s.Auth != AuthAAD {
 		k, err := keys[0].value()
 		if err != nil {
 			return err
@@ -393,6 +416,68 @@ func (r *resolver) credentials() error {
 		r.s.Key, r.s.KeySource, r.s.Sources["key"] = Secret(k), keys[0].desc, keys[0].source
 	}
 	return nil
+}
+
+// aadTokenFile resolves the Azure AD token file (flag > environment > profile), and
+// reads it only when Azure AD is the authentication in use.
+func (r *resolver) aadTokenFile() error {
+	r.s.Sources["aad_token_file"] = SourceDefault
+	var path, source, what, fix string
+	if fl := r.flags.AADTokenFile; fl != nil && strings.TrimSpace(*fl) != "" {
+		path, source, what = keyFilePath(strings.TrimSpace(*fl), ""), SourceFlag, "--aad-token-file"
+		fix = "check the --aad-token-file path"
+	} else if v, ok := lookup(r.env, "COSMOSCTL_AAD_TOKEN_FILE"); ok {
+		path, source, what = keyFilePath(strings.TrimSpace(v), ""), "env COSMOSCTL_AAD_TOKEN_FILE", "COSMOSCTL_AAD_TOKEN_FILE"
+		fix = "check COSMOSCTL_AAD_TOKEN_FILE"
+	} else if p := r.profile; p.Name != "" && strings.TrimSpace(p.AADTokenFile) != "" {
+		// Relative to the config file, as key_file is.
+		path, source = keyFilePath(strings.TrimSpace(p.AADTokenFile), filepath.Dir(r.file.Path)), r.profileSource()
+		what = "aad_token_file of " + source
+		fix = fmt.Sprintf("fix aad_token_file of profile %s in %s, or create the file", p.Name, r.file.Path)
+	} else {
+		return nil
+	}
+	r.s.AADTokenFile, r.s.Sources["aad_token_file"] = path, source
+	if r.s.Auth != AuthAAD {
+		if r.s.Source("auth") == SourceDefault {
+			r.s.Warnings = append(r.s.Warnings, fmt.Sprintf(`%s is set but auth is key (the default), so the token is not used: set COSMOSCTL_AUTH=aad, --auth aad or auth = "aad" in the profile`, what))
+		}
+		return nil
+	}
+	tok, err := readTokenFile(path, what, fix)
+	if err != nil {
+		return err
+	}
+	r.s.AADToken = Secret(tok)
+	return nil
+}
+
+// readTokenFile reads a pre-acquired Azure AD access token: the token alone (as
+// `az account get-access-token --query accessToken -o tsv` prints it), or the JSON that
+// `az account get-access-token` prints by default, whose accessToken it takes. Errors
+// never quote the file's content.
+func readTokenFile(path, what, fix string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("Azure AD token file %s (%s) does not exist: %s", path, what, fix)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read Azure AD token file %s (%s): %v", path, what, unwrapPath(err))
+	}
+	tok := strings.TrimSpace(string(data))
+	if strings.HasPrefix(tok, "{") {
+		var out struct {
+			AccessToken string `json:"accessToken"`
+		}
+		if json.Unmarshal([]byte(tok), &out) != nil || strings.TrimSpace(out.AccessToken) == "" {
+			return "", fmt.Errorf("Azure AD token file %s (%s) holds JSON without an accessToken: write the token alone (az account get-access-token --query accessToken -o tsv)", path, what)
+		}
+		tok = strings.TrimSpace(out.AccessToken)
+	}
+	if tok == "" {
+		return "", fmt.Errorf("Azure AD token file %s (%s) is empty: write an access token to it, e.g. az account get-access-token --resource https://ACCOUNT.documents.azure.com --query accessToken -o tsv > %s", path, what, path)
+	}
+	return tok, nil
 }
 
 // keyFilePath resolves a key file path: "~" is the home directory, and a relative path is

@@ -16,7 +16,7 @@ import (
 // profileKeys are the settings of a profile, by their dotted names, in the order
 // `cosmosctl config show` prints them.
 var profileKeys = []string{
-	"endpoint", "key", "key_file", "connection_string", "database", "container",
+	"endpoint", "key", "key_file", "connection_string", "auth", "aad_token_file", "database", "container",
 	"preferred_regions", "exclude_regions", "e2e_timeout", "output", "connection_mode",
 	"hedging.mode", "hedging.threshold", "hedging.step", "hedging.max_regions", "hedging.budget",
 	"write_retries.policy",
@@ -123,6 +123,8 @@ func settingValue(key, value string) (any, error) {
 		err = checkKey(strings.TrimSpace(value))
 	case "connection_string":
 		_, _, err = ParseConnectionString(value)
+	case "auth":
+		out, err = parseAuth(value)
 	case "preferred_regions", "exclude_regions":
 		out = splitList(value)
 	case "e2e_timeout", "hedging.threshold", "hedging.step":

@@ -62,6 +62,21 @@ func parseConnectionMode(s string) (string, error) {
 	return "", fmt.Errorf("must be gateway or direct, not %q", s)
 }
 
+// Authentication: the account key (master-key signatures), or Azure AD (Microsoft
+// Entra ID) tokens, which accounts that disable keys require.
+const (
+	AuthKey = "key"
+	AuthAAD = "aad"
+)
+
+func parseAuth(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case AuthKey, AuthAAD:
+		return v, nil
+	}
+	return "", fmt.Errorf("must be key or aad, not %q", s)
+}
+
 // Output formats.
 const (
 	OutputTable = "table"

@@ -5,6 +5,7 @@
 //
 // It owns the wire format only. It never decides which region to use, never retries and
 // never waits: routing, hedging and retries belong to the engine and its policies, which
-// need to see every individual attempt to record it. The emulator uses the same package,
+// need to see every individual attempt to record it. The one wait is AADCredential's
+// fetch of an Azure AD token, which bounds it by the request's context. The emulator uses the same package,
 // so the client and the server cannot drift apart on a wire fact.
 package cosmos

@@ -138,7 +138,13 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		hreq.Header.Set("Content-Type", "application/json")
 	}
 	if t.Credential != nil {
-		auth, err := t.Credential.Authorize(req.Method, resType, resLink, date)
+		var auth string
+		if cc, ok := t.Credential.(ContextCredential); ok {
+			// It may wait (for an Azure AD token): within this request's context.
+			auth, err = cc.AuthorizeContext(ctx, req.Method, resType, resLink, date)
+		} else {
+			auth, err = t.Credential.Authorize(req.Method, resType, resLink, date)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("signing the request: %w", err)
 		}

@@ -52,6 +52,11 @@ type Config struct {
 	// Key is the account key; empty = the well-known emulator key. Never put a real
 	// account's key in a scenario file: the emulator is for rehearsal.
 	Key string `toml:"-"`
+	// AADToken is the one Azure AD access token the emulator accepts (a request with
+	// authorization type=aad&ver=1.0&sig=<AADToken>), so that cosmosctl's Azure AD path
+	// is tested end to end; empty = Azure AD requests are refused. The emulator cannot
+	// validate real tokens: it compares, so any string will do as a test token.
+	AADToken string `toml:"aad_token"`
 }
 
 // RegionConfig is one region of the emulated account.
@@ -167,6 +172,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Key == "" {
 		c.Key = cosmos.EmulatorKey
 	}
+	c.AADToken = strings.TrimSpace(c.AADToken)
 	for _, db := range c.Databases {
 		if db.ID == "" {
 			return c, errors.New("a pre-created database has no id")

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -141,7 +142,8 @@ func isQuery(r *http.Request) bool {
 }
 
 // authorized checks the master-key signature over the verb, the resource type and link
-// derived from the path, and x-ms-date. A missing or wrong signature is a 401.
+// derived from the path, and x-ms-date, or an Azure AD token against the configured test
+// token. A missing or wrong signature or token is a 401.
 func (h *handler) authorized(req *request) bool {
 	r := req.r
 	tok, err := cosmos.ParseAuthorization(r.Header.Get(cosmos.HeaderAuthorization))
@@ -149,8 +151,11 @@ func (h *handler) authorized(req *request) bool {
 		h.s.writeError(req, cosmosErr(401, 0, "the authorization header is invalid: "+err.Error()), 0)
 		return false
 	}
+	if tok.Type == "aad" {
+		return h.aadAuthorized(req, tok)
+	}
 	if tok.Type != "master" {
-		h.s.writeError(req, cosmosErr(401, 0, "the emulator accepts master-key signatures only (type=master), not type="+tok.Type), 0)
+		h.s.writeError(req, cosmosErr(401, 0, "the emulator accepts master-key signatures (type=master) and its configured Azure AD test token (type=aad), not type="+tok.Type), 0)
 		return false
 	}
 	date := r.Header.Get(cosmos.HeaderDate)
@@ -178,6 +183,21 @@ func (h *handler) authorized(req *request) bool {
 	}
 	if !verified {
 		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)"), 0)
+		return false
+	}
+	return true
+}
+
+// aadAuthorized accepts an Azure AD token equal to the configured test token. The
+// comparison is in constant time, and no message quotes either token.
+func (h *handler) aadAuthorized(req *request, tok cosmos.AuthToken) bool {
+	want := h.s.cfg.AADToken
+	if want == "" {
+		h.s.writeError(req, cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or sign requests with the key"), 0)
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) != 1 {
+		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)"), 0)
 		return false
 	}
 	return true

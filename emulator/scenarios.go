@@ -11,13 +11,35 @@ import (
 // BuiltinScenarios are the rehearsals cosmosctl ships, each aimed at the first region of
 // the account (where reads go first):
 //
-//	brownout  5 % of reads answer 0.5–2 s late
-//	outage    the region refuses connections
-//	throttle  20 % of reads get 429 with a 100 ms retry-after
+//	brownout      5 % of reads answer 0.5–2 s late
+//	outage        the region refuses connections
+//	throttle      20 % of reads get 429 with a 100 ms retry-after
+//	replica-move  a secondary replica of each partition key range moves (410)
+//
+// replica-move is no set of fault rules but replica moves, which hedge-test makes at
+// each run's start (see ScenarioReplicaMoves); BuiltinScenario returns no rules for it.
 var BuiltinScenarios = map[string]string{
-	"brownout": "the first region answers 5% of reads 0.5–2 s late",
-	"outage":   "the first region refuses connections",
-	"throttle": "the first region returns 429 (retry after 100ms) for 20% of reads",
+	"brownout":          "the first region answers 5% of reads 0.5–2 s late",
+	"outage":            "the first region refuses connections",
+	"throttle":          "the first region returns 429 (retry after 100ms) for 20% of reads",
+	ScenarioReplicaMove: "a secondary replica of each partition key range in the first region moves (answers 410); reads go direct, with and without replica health",
+}
+
+// ScenarioReplicaMove is the built-in scenario of replica moves.
+const ScenarioReplicaMove = "replica-move"
+
+// ScenarioReplicaMoves returns the moves of the replica-move scenario: in region, for each
+// of a container's partition key ranges, the secondary at index secondary (1 to
+// Replicas-1; a run moves the next one, so that each run meets a replica that has just
+// moved) answers 410 from now on, and the gateway hands out the old set for
+// DefaultMoveRefreshDelay. Give them to Server.MoveReplica.
+func ScenarioReplicaMoves(region, database, container string, ranges []string, secondary int) []ReplicaMove {
+	moves := make([]ReplicaMove, 0, len(ranges))
+	for _, r := range ranges {
+		moves = append(moves, ReplicaMove{Region: region, Database: database, Container: container, Range: r, Replica: secondary,
+			Effect: MoveGone, RefreshDelay: faults.Duration(DefaultMoveRefreshDelay)})
+	}
+	return moves
 }
 
 // BuiltinScenarioNames lists the built-in scenarios in a stable order.
@@ -30,10 +52,13 @@ func BuiltinScenarioNames() []string {
 	return names
 }
 
-// BuiltinScenario returns the fault rules of a built-in scenario for region.
+// BuiltinScenario returns the fault rules of a built-in scenario for region (none for
+// replica-move).
 func BuiltinScenario(name, region string) ([]faults.Rule, error) {
 	reads := []string{faults.GroupReads}
 	switch name {
+	case ScenarioReplicaMove:
+		return nil, nil
 	case "brownout":
 		return []faults.Rule{{Region: region, Operations: reads, Probability: 0.05, Effect: faults.EffectDelay,
 			Delay: faults.Distribution{Kind: faults.KindUniform, Min: faults.Duration(500 * time.Millisecond), Max: faults.Duration(2 * time.Second)}}}, nil
