@@ -46,26 +46,39 @@ a latency chart.
 
 With no account configured it runs on an embedded emulator (three regions with
 realistic latencies) under a scenario, the brownout by default:
-  brownout  the first region answers 5% of reads 0.5–2 s late
-  outage    the first region refuses connections
-  throttle  the first region returns 429 (retry after 100ms) for 20% of reads
+  brownout      the first region answers 5% of reads 0.5–2 s late
+  outage        the first region refuses connections
+  throttle      the first region returns 429 (retry after 100ms) for 20% of reads
+  replica-move  a secondary replica of each partition key range in the first
+                region answers 410 a little into each run, and the gateway hands
+                out its successor 2s later (reads go direct to the replicas)
 or a TOML scenario file (see cosmosctl emulator --help). Against a real account it
 uses the configured profile and no scenario, and upserts --items small documents
 with ids hedge-test-N (partition key = id) to read.
 
 Strategies: none, threshold=T/S (threshold T, step S), fanout (every region at
 once), adaptive (threshold learned from the first region's recent p99, extra
-requests capped by --budget), adaptive=5% (its own budget).`,
+requests capped by --budget), adaptive=5% (its own budget).
+
+With --scenario replica-move the reads go direct to the replicas, and each strategy
+runs twice: with replica health awareness, and without it ("<strategy> (no replica
+health)", for comparison only; the recommendation considers the health-aware runs).
+After the strategies table a second table compares, per run, the reads sent during
+the window in which the gateway still hands out the moved replicas: how many
+requests still went to a moved replica after it had answered 410, and their p50,
+p99 and maximum latency. The moves are made anew for every run, which starts once
+the previous run's moves have settled (about 2s apart).`,
 		Example: `  cosmosctl hedge-test
   cosmosctl hedge-test --scenario throttle --strategies none,threshold=50ms/20ms,adaptive
   cosmosctl hedge-test --count 5000 --target-p99 150ms --plot tails.svg
+  cosmosctl hedge-test --scenario replica-move --count 500
   cosmosctl hedge-test --profile prod --strategies none,adaptive -o json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context(), io) },
 	}
 	o.conn.register(c)
 	f := c.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, throttle, or a TOML scenario file")
+	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, throttle, replica-move, or a TOML scenario file")
 	f.StringVar(&o.strategies, "strategies", defaultStrategies, "strategies to compare, comma-separated")
 	f.IntVar(&o.count, "count", 1000, "reads per strategy")
 	f.IntVar(&o.concurrency, "concurrency", 8, "reads in flight at once")
@@ -148,24 +161,16 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	w := hedgetest.Workload{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		Items: items, Count: o.count, Concurrency: o.concurrency, Rate: o.rate, E2ETimeout: e2e}
 	var results []hedgetest.Result
-	for _, spec := range specs {
-		if io.ErrTTY {
-			w.Progress = func(done int) {
-				if done%50 == 0 || done == o.count {
-					fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d reads", spec.Name, done, o.count)
-				}
-			}
-		}
-		r, err := hedgetest.Run(ctx, w, spec)
-		if io.ErrTTY {
-			fmt.Fprint(io.ErrOut, "\r\033[K")
-		}
-		if err != nil {
-			return asUsage(err)
-		}
-		results = append(results, r)
+	var move *hedgeTestReplicaMove
+	if scenario == emulator.ScenarioReplicaMove {
+		results, move, err = o.runReplicaMove(ctx, io, sess, w, specs)
+	} else {
+		results, err = o.runStrategies(ctx, io, w, specs)
 	}
-	rec := hedgetest.Recommend(results, o.targetP99)
+	if err != nil {
+		return err
+	}
+	rec := hedgetest.Recommend(recommendable(results), o.targetP99)
 	series := make([]output.Series, len(results))
 	for i, r := range results {
 		series[i] = output.Series{Name: r.Strategy, Latencies: r.Latencies}
@@ -177,9 +182,52 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 		fmt.Fprintf(io.ErrOut, "chart written to %s\n", o.plot)
 	}
 	if o.conn.wantJSON(sess.settings) {
-		return output.WriteJSON(io.Out, hedgeTestJSON(scenario, o, results, rec))
+		rep := hedgeTestJSON(scenario, o, results, rec)
+		rep.ReplicaMove = move
+		return output.WriteJSON(io.Out, rep)
 	}
-	return o.printTable(io, results, rec, series)
+	return o.printTable(io, results, rec, series, move)
+}
+
+// runStrategies runs the workload under each strategy, one after another.
+func (o *hedgeTestOptions) runStrategies(ctx context.Context, io *IOStreams, w hedgetest.Workload, specs []hedgetest.Spec) ([]hedgetest.Result, error) {
+	var results []hedgetest.Result
+	for _, spec := range specs {
+		w.Progress = o.progress(io, spec.Name)
+		r, err := hedgetest.Run(ctx, w, spec)
+		if io.ErrTTY {
+			fmt.Fprint(io.ErrOut, "\r\033[K")
+		}
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// progress shows on a terminal how far a strategy's run is.
+func (o *hedgeTestOptions) progress(io *IOStreams, name string) func(done int) {
+	if !io.ErrTTY {
+		return nil
+	}
+	return func(done int) {
+		if done%50 == 0 || done == o.count {
+			fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d reads", name, done, o.count)
+		}
+	}
+}
+
+// recommendable are the runs a recommendation may pick: not the comparison runs without
+// replica health.
+func recommendable(results []hedgetest.Result) []hedgetest.Result {
+	var out []hedgetest.Result
+	for _, r := range results {
+		if !strings.HasSuffix(r.Strategy, noReplicaHealthSuffix) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func applyScenario(srv *emulator.Server, scenario string) error {
@@ -277,7 +325,7 @@ func winsText(r hedgetest.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series) error {
+func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, move *hedgeTestReplicaMove) error {
 	st := output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv)
 	t := output.NewTable(io.Out, st, "STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS")
 	for _, r := range results {
@@ -288,6 +336,11 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if move != nil {
+		if err := o.writeReplicaMove(io.Out, st, move); err != nil {
+			return err
+		}
 	}
 	verdict := "recommendation: " + rec.Strategy + " — " + rec.Reason
 	if !rec.Met {
@@ -311,6 +364,8 @@ type hedgeTestReport struct {
 	TargetP99Ms    float64                  `json:"target_p99_ms"`
 	Strategies     []hedgeTestStrategy      `json:"strategies"`
 	Recommendation hedgetest.Recommendation `json:"recommendation"`
+	// ReplicaMove is present for --scenario replica-move.
+	ReplicaMove *hedgeTestReplicaMove `json:"replica_move,omitempty"`
 }
 
 type hedgeTestStrategy struct {
@@ -329,6 +384,8 @@ type hedgeTestStrategy struct {
 	Failures         int                `json:"failures"`
 	WinsPct          map[string]float64 `json:"wins_pct"`
 	DurationMs       float64            `json:"duration_ms"`
+	// ReplicaHealth is present for --scenario replica-move: false on the comparison runs.
+	ReplicaHealth *bool `json:"replica_health,omitempty"`
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -338,7 +395,12 @@ func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Res
 		TargetP99Ms: msOf(o.targetP99), Recommendation: rec}
 	for _, r := range results {
 		q := r.Stats.Quantile
-		rep.Strategies = append(rep.Strategies, hedgeTestStrategy{
+		var health *bool
+		if scenario == emulator.ScenarioReplicaMove {
+			on := !strings.HasSuffix(r.Strategy, noReplicaHealthSuffix)
+			health = &on
+		}
+		rep.Strategies = append(rep.Strategies, hedgeTestStrategy{ReplicaHealth: health,
 			Name: r.Strategy, P50Ms: msOf(q(0.5)), P90Ms: msOf(q(0.9)), P99Ms: msOf(q(0.99)), P999Ms: msOf(q(0.999)), MaxMs: msOf(q(1)),
 			Reads: r.Reads, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
 			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, WinsPct: r.WinShare(), DurationMs: msOf(r.Duration),

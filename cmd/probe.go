@@ -41,6 +41,7 @@ type probeOptions struct {
 	regions     []string
 	id, pk      string
 	accountOnly bool
+	replicas    bool
 	count       int
 	duration    time.Duration
 	rate        float64
@@ -64,6 +65,17 @@ requests, the errors by status, the p50, p90, p99, p99.9 and maximum latency, an
 the request charge. --account-only sends GET / to each regional endpoint instead,
 which needs no container and costs no RU.
 
+--replicas reads the probe item from the replicas themselves (direct mode, whatever
+the connection mode) and reports, after the region table, one row per replica of
+the item's partition key range in each probed region: its address, role (primary or
+secondary), its health in the address cache after its last answer (unknown,
+connected, unhealthy-pending, unhealthy), and its own requests, errors,
+percentiles and request charge. Each region's requests cycle through its replica
+set, so every replica gets about --count divided by the set's size. A replica that
+answers 410 or drops the connection is marked unhealthy, as routing would mark it;
+once an address refresh replaces it, it is shown as removed and probed no more.
+--no-replica-health probes with health ordering off, for comparison.
+
 The probe item has id "cosmosctl-probe" and the same value at the container's
 partition key path(s). It is created (upserted, 5 RU) on first use; --id and --pk
 read an existing item instead and write nothing.
@@ -80,12 +92,15 @@ last one answered. Every request, a failed one included, is bounded by
 Output: a table on stdout at the end; --watch redraws it every second (in
 place on a terminal). With -o json, one NDJSON line per region per second
 ({"type":"interval",...}, the requests that completed in that second) and a
-final {"type":"summary",...} line with every region's numbers and breaches.
+final {"type":"summary",...} line with every region's numbers and breaches
+(and with --replicas a "replicas" section: per region, a list of replicas with
+address, role, health and the same numbers).
 On a terminal, stderr shows progress once a probe has run for 3 seconds.
 
---fail-on checks each region's final numbers: p50, p90, p99, p99.9 or max
-above a duration, or errors above a percentage. Each breach is one line on
-stderr ("East US: p99 250ms > 200ms") and the exit code is 10.
+--fail-on checks each region's final numbers (and with --replicas each
+replica's): p50, p90, p99, p99.9 or max above a duration, or errors above a
+percentage. Each breach is one line on stderr ("East US: p99 250ms > 200ms") and
+the exit code is 10.
 
 The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
 variables, or a profile (see cosmosctl config); with none of them the probe runs
@@ -104,6 +119,7 @@ EXIT STATUS
   cosmosctl probe --regions "West US,North Europe" --count 500
   cosmosctl probe --account-only --duration 10s --watch   # gateway round trips, no RU
   cosmosctl probe --id order-1 --pk tenant-7              # an existing item; writes nothing
+  cosmosctl probe --replicas --region "East US" --count 200   # each replica of the item's partition
   cosmosctl probe --duration 5m --rate 10 -o json | jq -c 'select(.type=="interval") | [.region, .p99_ms]'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -122,6 +138,7 @@ EXIT STATUS
 	fl.StringVar(&o.id, "id", "", "read this existing item instead of the probe item (with --pk)")
 	fl.StringVar(&o.pk, "pk", "", "partition key of --id: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	fl.BoolVar(&o.accountOnly, "account-only", false, "send GET / to each regional endpoint instead of reading an item")
+	fl.BoolVar(&o.replicas, "replicas", false, "read from each replica of the item's partition key range in turn (direct mode) and report every replica")
 	fl.IntVar(&o.count, "count", 100, "requests per region")
 	fl.DurationVar(&o.duration, "duration", 0, "probe for this long instead of --count requests, e.g. 30s (with both, whichever ends first)")
 	fl.Float64Var(&o.rate, "rate", 0, "requests per second per region, in an open loop; 0 sends the next request when one answers")
@@ -150,6 +167,8 @@ func (o *probeOptions) validate() error {
 	switch {
 	case fl.Changed("id") != fl.Changed("pk"):
 		return usageErrorf("--id and --pk go together: the item's id and its partition key")
+	case o.accountOnly && o.replicas:
+		return usageErrorf("--account-only reads no item and --replicas reads one from each replica: drop one of them")
 	case o.accountOnly && fl.Changed("id"):
 		return usageErrorf("--account-only reads no item: drop --id and --pk, or --account-only")
 	case fl.Changed("id") && o.id == "":
@@ -186,6 +205,7 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 	// count, not something to hide behind a retry or a failover.
 	prober := sess.client.Derive(nil, retries.Policy{})
 	var send probeFunc
+	var replicas *replicaProber
 	request := "account"
 	if o.accountOnly {
 		send = pingProbe(prober, timeout)
@@ -196,10 +216,19 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 			return err
 		}
 		send = readProbe(prober, op, acct.ReadRegions())
+		if o.replicas {
+			// Its own address cache, so that the health shown is what this probe's
+			// requests taught it, whatever the session's connection mode.
+			direct := sess.client.DeriveDirect(nil, retries.Policy{}, o.conn.noReplicaHealth)
+			defer direct.Close()
+			replicas = newReplicaProber(direct, op)
+			replicas.resolve(ctx, regions, timeout)
+			send = replicas.send
+		}
 	}
 
 	p := &probeRun{
-		io: io, opts: o, regions: regions, send: send, clock: clock.Real{},
+		io: io, opts: o, regions: regions, send: send, replicas: replicas, clock: clock.Real{},
 		json:  o.conn.wantJSON(sess.settings),
 		style: output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv),
 	}
@@ -278,6 +307,9 @@ type probeOutcome struct {
 	status, substatus int
 	charge            float64
 	failed            bool
+	// replica is the address the request went to with --replicas, "" when it could not
+	// be sent to one (the replica set could not be resolved).
+	replica string
 }
 
 // probeFunc sends one probe request to a region.
@@ -292,23 +324,28 @@ func readProbe(client *engine.Client, op engine.Operation, all []string) probeFu
 	return func(ctx context.Context, region string) probeOutcome {
 		op := op
 		op.ExcludeRegions = others[region]
-		res, err := client.Execute(ctx, op)
-		out := probeOutcome{}
-		if res != nil && res.Diagnostics != nil {
-			out.charge = res.Diagnostics.RequestCharge
-		}
-		var te *engine.TimeoutError
-		switch {
-		case err == nil:
-			out.status, out.substatus = res.StatusCode, res.SubStatus
-		case errors.As(err, &te):
-			out.status, out.substatus, out.failed = 408, cosmos.SubClientE2ETimeout, true
-		default:
-			out.status, out.substatus, _ = cosmos.Status(err)
-			out.failed = true
-		}
-		return out
+		return readOutcome(client.Execute(ctx, op))
 	}
+}
+
+// readOutcome is what a probe read got: its status (408/20008 for the end-to-end
+// timeout, 0 for no answer) and the request charge of every attempt.
+func readOutcome(res *engine.Result, err error) probeOutcome {
+	out := probeOutcome{}
+	if res != nil && res.Diagnostics != nil {
+		out.charge = res.Diagnostics.RequestCharge
+	}
+	var te *engine.TimeoutError
+	switch {
+	case err == nil:
+		out.status, out.substatus = res.StatusCode, res.SubStatus
+	case errors.As(err, &te):
+		out.status, out.substatus, out.failed = 408, cosmos.SubClientE2ETimeout, true
+	default:
+		out.status, out.substatus, _ = cosmos.Status(err)
+		out.failed = true
+	}
+	return out
 }
 
 // pingProbe sends GET / to a region's own endpoint.

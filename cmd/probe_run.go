@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,9 +22,11 @@ type probeRun struct {
 	opts    *probeOptions
 	regions []string
 	send    probeFunc
-	clock   clock.Clock
-	json    bool
-	style   output.Styles
+	// replicas keeps the per-replica records of --replicas; nil without it.
+	replicas *replicaProber
+	clock    clock.Clock
+	json     bool
+	style    output.Styles
 
 	recorders []*workload.Recorder
 	start     time.Time
@@ -52,7 +55,11 @@ func (p *probeRun) run(ctx context.Context) (interrupted bool) {
 				if ctx.Err() != nil {
 					return // cut short by an interrupt: not a measurement
 				}
-				rec.Record(p.clock.Now().Sub(intended), out.status, out.substatus, out.charge, out.failed)
+				latency := p.clock.Now().Sub(intended)
+				rec.Record(latency, out.status, out.substatus, out.charge, out.failed)
+				if p.replicas != nil && out.replica != "" {
+					p.replicas.record(region, latency, out)
+				}
 			})
 			if err != nil {
 				cut.Store(true)
@@ -115,7 +122,7 @@ func (p *probeRun) writeIntervals(elapsed time.Duration, last bool) {
 func (p *probeRun) draw(elapsed time.Duration) {
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf, p.status(elapsed))
-	_ = output.WriteProbeTable(&buf, p.style, p.rows())
+	_ = p.writeTables(&buf)
 	if p.io.OutTTY {
 		p.erase()
 		p.drawn = strings.Count(buf.String(), "\n")
@@ -159,6 +166,15 @@ func plural(n int) string {
 	return "s"
 }
 
+// writeTables writes the region table and, with --replicas, the replica table after it.
+func (p *probeRun) writeTables(w io.Writer) error {
+	if err := output.WriteProbeTable(w, p.style, p.rows()); err != nil || p.replicas == nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return output.WriteProbeReplicas(w, p.style, p.replicas.rows(p.regions))
+}
+
 func (p *probeRun) rows() []output.ProbeRegion {
 	rows := make([]output.ProbeRegion, len(p.regions))
 	for i, region := range p.regions {
@@ -181,6 +197,17 @@ func (p *probeRun) report(request string) error {
 			}
 		}
 	}
+	var replicas []output.ProbeReplica
+	if p.replicas != nil {
+		replicas = p.replicas.rows(p.regions)
+		for _, r := range replicas {
+			for _, rule := range p.opts.rules {
+				if rule.Breached(r.Summary) {
+					p.breached = append(p.breached, output.NewProbeReplicaBreach(r.Region, r.Address, rule, r.Summary))
+				}
+			}
+		}
+	}
 	var err error
 	if p.json {
 		p.writeIntervals(p.elapsed, true)
@@ -194,10 +221,19 @@ func (p *probeRun) report(request string) error {
 		for _, r := range rows {
 			sum.Regions[r.Region] = r.Summary
 		}
+		if p.replicas != nil {
+			sum.Replicas = map[string][]output.ProbeReplica{}
+			for _, region := range p.regions {
+				sum.Replicas[region] = []output.ProbeReplica{}
+			}
+			for _, r := range replicas {
+				sum.Replicas[r.Region] = append(sum.Replicas[r.Region], r)
+			}
+		}
 		err = output.WriteJSONLine(p.io.Out, sum)
 	} else {
 		p.erase()
-		err = output.WriteProbeTable(p.io.Out, p.style, rows)
+		err = p.writeTables(p.io.Out)
 	}
 	for _, b := range p.breached {
 		fmt.Fprintln(p.io.ErrOut, b.Message)

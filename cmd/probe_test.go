@@ -383,3 +383,120 @@ func TestExitCodesHelpListsThresholdBreach(t *testing.T) {
 		t.Fatalf("exit code 10 missing from the help:\n%s", r.out)
 	}
 }
+
+// probeReplicasLine is the summary line of `probe --replicas -o json`, with its replicas.
+type probeReplicasLine struct {
+	Regions  map[string]workload.Summary `json:"regions"`
+	Replicas map[string][]struct {
+		Range        string `json:"partition_key_range"`
+		Address      string `json:"address"`
+		Role         string `json:"role"`
+		Health       string `json:"health"`
+		InReplicaSet bool   `json:"in_replica_set"`
+		workload.Summary
+	} `json:"replicas"`
+	Breaches []struct{ Region, Replica, Message string } `json:"breaches"`
+}
+
+func probeReplicas(t *testing.T, args ...string) (probeReplicasLine, runResult) {
+	t.Helper()
+	_, _, r := probeJSON(t, append([]string{"--replicas"}, args...)...)
+	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	var sum probeReplicasLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum, r
+}
+
+func TestProbeReplicasListsEveryReplicaOfTheItemsRange(t *testing.T) {
+	testAccount(t)
+	sum, r := probeReplicas(t, "--count", "8")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	for _, region := range probeRegions {
+		reps := sum.Replicas[region]
+		if len(reps) != emulator.DefaultReplicas || reps[0].Role != "primary" {
+			t.Fatalf("%s: want %d replicas, the primary first: %+v", region, emulator.DefaultReplicas, reps)
+		}
+		for i, rep := range reps {
+			if (rep.Role == "primary") != (i == 0) || rep.Count != 2 || rep.Errors != 0 || rep.Health != "connected" || !rep.InReplicaSet ||
+				rep.Range != reps[0].Range || !strings.Contains(rep.Address, "/partitions/"+rep.Range+"/replicas/") {
+				t.Errorf("%s replica %d: %+v; want one primary and every replica read twice, connected", region, i, rep)
+			}
+		}
+		if s := sum.Regions[region]; s.Count != 8 {
+			t.Errorf("%s: the region row counts every replica's requests: %+v", region, s)
+		}
+	}
+
+	r = probe(t, "--replicas", "--count", "4", "--region", "West US")
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if r.code != ExitOK || len(lines) != 2+1+1+4 || strings.Join(strings.Fields(lines[3]), " ") != "REGION RANGE REPLICA ROLE HEALTH COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
+		t.Fatalf("want the region table, a blank line and the replica table:\n%s%s", r.out, r.errOut)
+	}
+	for _, row := range lines[4:] {
+		if !strings.HasPrefix(row, "West US") || !strings.Contains(row, "connected") {
+			t.Errorf("row %q", row)
+		}
+	}
+}
+
+func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
+	srv := testAccount(t)
+	before, r := probeReplicas(t, "--count", "4", "--region", "East US")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	move, err := srv.MoveReplica(emulator.ReplicaMove{Region: "East US", Database: "app", Container: "items",
+		Range: before.Replicas["East US"][0].Range, Replica: 2, Effect: emulator.MoveGone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, r := probeReplicas(t, "--count", "8", "--region", "East US", "--fail-on", "errors>1%")
+	if r.code != ExitThresholdBreach {
+		t.Fatalf("a replica that answers 410 breaches errors>1%%: exit %d: %s", r.code, r.errOut)
+	}
+	moved := 0
+	for _, rep := range sum.Replicas["East US"] {
+		if rep.Address == move.OldAddress {
+			moved++
+			if rep.Count != 2 || rep.ErrorsByStatus["410/0"] != 2 || rep.Health != "unhealthy" || rep.Role != "secondary" {
+				t.Errorf("the moved replica %+v: want 2 requests, each a 410/0, and unhealthy", rep)
+			}
+			continue
+		}
+		if rep.Count != 2 || rep.Errors != 0 || rep.Health != "connected" {
+			t.Errorf("replica %+v: the others serve", rep)
+		}
+	}
+	if moved != 1 {
+		t.Fatalf("the moved replica %s is not listed: %+v", move.OldAddress, sum.Replicas)
+	}
+	var replicaBreach bool
+	for _, b := range sum.Breaches {
+		if b.Replica == move.OldAddress && b.Region == "East US" {
+			replicaBreach = true
+		}
+	}
+	if !replicaBreach || !strings.Contains(r.errOut, "East US replica "+move.OldAddress+": errors 100% > 1% (2 of 2 requests)") ||
+		!strings.Contains(r.errOut, "East US: errors 25% > 1%") {
+		t.Fatalf("breaches %+v, stderr %q: --fail-on applies to the region and to each replica", sum.Breaches, r.errOut)
+	}
+
+	table := probe(t, "--replicas", "--count", "8", "--region", "East US")
+	for _, row := range strings.Split(table.out, "\n") {
+		if strings.Contains(row, move.OldAddress) && (!strings.Contains(row, " unhealthy ") || !strings.Contains(row, "2 (410/0×2)")) {
+			t.Fatalf("the table shows the moved replica unhealthy with its 410s: %q", row)
+		}
+	}
+}
+
+func TestProbeReplicasWithAccountOnlyIsAUsageError(t *testing.T) {
+	testAccount(t)
+	r := probe(t, "--replicas", "--account-only")
+	if r.code != ExitUsage || !strings.Contains(r.errOut, "--account-only") || !strings.Contains(r.errOut, "--replicas") || r.out != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
+	}
+}

@@ -32,6 +32,26 @@ type Workload struct {
 	Clock       clock.Clock
 	// Progress, if set, is called after each read with the reads done so far.
 	Progress func(done int)
+	// Observe, if set, is called after each read with what it was and what it got,
+	// one read at a time.
+	Observe func(Read)
+	// Disrupt, if set, is called once when DisruptAfter reads have completed (0: before
+	// the first), one read at a time: a scenario's event that must fall inside each run,
+	// such as a replica move.
+	Disrupt      func()
+	DisruptAfter int
+}
+
+// Read is one read of a run, as Workload.Observe sees it.
+type Read struct {
+	// Intended is when the read was due; its latency counts from there.
+	Intended time.Time
+	// Sent is when it was handed to the engine; its attempts' start offsets count from
+	// about there.
+	Sent    time.Time
+	Latency time.Duration
+	Result  *engine.Result
+	Err     error
 }
 
 // Result is one strategy's run.
@@ -93,6 +113,9 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 	}
 	var mu sync.Mutex
 	var next int
+	if w.Disrupt != nil && w.DisruptAfter <= 0 {
+		w.Disrupt()
+	}
 	sched := workload.Schedule{Rate: w.Rate, Concurrency: w.Concurrency, Count: w.Count, Clock: clk}
 	start := clk.Now()
 	err := sched.Run(ctx, func(ctx context.Context, intended time.Time) {
@@ -102,6 +125,7 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		mu.Unlock()
 		o := op
 		o.ID, o.PartitionKey = item.ID, item.PartitionKey
+		sent := clk.Now()
 		out, err := w.Client.Execute(ctx, o)
 		latency := clk.Now().Sub(intended)
 		mu.Lock()
@@ -127,6 +151,12 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		}
 		res.Stats.Record(latency, status, sub, 0, err != nil)
 		res.Latencies = append(res.Latencies, latency)
+		if w.Observe != nil {
+			w.Observe(Read{Intended: intended, Sent: sent, Latency: latency, Result: out, Err: err})
+		}
+		if w.Disrupt != nil && res.Reads == w.DisruptAfter {
+			w.Disrupt()
+		}
 		if w.Progress != nil {
 			w.Progress(res.Reads)
 		}

@@ -121,13 +121,18 @@ type ProbeSummary struct {
 	Request   string                      `json:"request"` // "read" (the probe item) or "account" (GET /)
 	ElapsedMs float64                     `json:"elapsed_ms"`
 	Regions   map[string]workload.Summary `json:"regions"`
-	Breaches  []ProbeBreach               `json:"breaches"`
+	// Replicas is present with --replicas: each region's replicas of the probe item's
+	// partition key range.
+	Replicas map[string][]ProbeReplica `json:"replicas,omitempty"`
+	Breaches []ProbeBreach             `json:"breaches"`
 }
 
-// ProbeBreach is one region above one --fail-on threshold. A latency rule has observed_ms
-// and limit_ms, an error rule observed_percent and limit_percent.
+// ProbeBreach is one region (or, with --replicas, one replica) above one --fail-on
+// threshold. A latency rule has observed_ms and limit_ms, an error rule observed_percent
+// and limit_percent.
 type ProbeBreach struct {
 	Region          string   `json:"region"`
+	Replica         string   `json:"replica,omitempty"` // the replica's address
 	Rule            string   `json:"rule"`
 	Metric          string   `json:"metric"`
 	ObservedMs      *float64 `json:"observed_ms,omitempty"`
