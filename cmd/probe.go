@@ -15,6 +15,8 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/hedging"
+	"github.com/cosmosctl/cosmosctl/metrics"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/retries"
 	"github.com/cosmosctl/cosmosctl/workload"
@@ -48,6 +50,7 @@ type probeOptions struct {
 	concurrency int
 	watch       bool
 	failOn      []string
+	metricsAddr string
 
 	// Set by validate.
 	rules    []workload.Rule
@@ -135,6 +138,8 @@ EXIT STATUS
 	_ = fl.MarkHidden("preferred-regions")
 	_ = fl.MarkHidden("diagnostics")
 	fl.StringSliceVar(&o.regions, "regions", nil, "probe these regions only; comma-separated or repeated (default: every region of the account)")
+	fl.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address while probing, e.g. :9464 (per-region latency histograms, outcomes, hedges)")
+	o.conn.withHedging(fl)
 	fl.StringVar(&o.id, "id", "", "read this existing item instead of the probe item (with --pk)")
 	fl.StringVar(&o.pk, "pk", "", "partition key of --id: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	fl.BoolVar(&o.accountOnly, "account-only", false, "send GET / to each regional endpoint instead of reading an item")
@@ -227,6 +232,56 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		}
 	}
 
+	// With hedging configured (flags or profile), the probe also reads the way an
+	// application does: through the effective regions with the strategy, as the row
+	// "(hedged)" — what hedging buys right now, and what feeds the hedge metrics.
+	var strategy hedging.Strategy
+	if !o.accountOnly && !o.replicas {
+		if strategy, err = o.conn.hedge.strategy(sess.settings); err != nil {
+			return err
+		}
+	}
+	var exporter *metrics.Probe
+	if o.metricsAddr != "" {
+		exporter = metrics.NewProbe()
+		mctx, stop := context.WithCancel(ctx)
+		defer stop()
+		addr, _, err := metrics.Serve(mctx, o.metricsAddr, exporter)
+		if err != nil {
+			return usageErrorf("--metrics-addr %s: %v", o.metricsAddr, err)
+		}
+		fmt.Fprintf(io.ErrOut, "serving Prometheus metrics on http://%s/metrics\n", addr)
+	}
+	if strategy != nil {
+		op, err := o.probeItem(ctx, io, sess, regions, acct.ReadRegions(), timeout)
+		if err != nil {
+			return err
+		}
+		op.Hedge, op.ExcludeRegions = strategy, sess.settings.ExcludeRegions
+		hedged := sess.client.Derive(sess.settings.PreferredRegions, retries.Policy{})
+		pinned := send
+		send = func(ctx context.Context, region string) probeOutcome {
+			if region != hedgedRow {
+				return pinned(ctx, region)
+			}
+			res, err := hedged.Execute(ctx, op)
+			if exporter != nil && res != nil {
+				exporter.ObserveOperation(res.Diagnostics)
+			}
+			return readOutcome(res, err)
+		}
+		regions = append(regions, hedgedRow)
+	}
+	if exporter != nil {
+		inner := send
+		send = func(ctx context.Context, region string) probeOutcome {
+			start := time.Now()
+			out := inner(ctx, region)
+			exporter.ObserveRequest(region, request, time.Since(start), out.status, out.substatus, out.failed)
+			return out
+		}
+	}
+
 	p := &probeRun{
 		io: io, opts: o, regions: regions, send: send, replicas: replicas, clock: clock.Real{},
 		json:  o.conn.wantJSON(sess.settings),
@@ -301,6 +356,9 @@ func without(list []string, s string) []string {
 	}
 	return out
 }
+
+// hedgedRow names the probe's stream of hedged reads through the effective regions.
+const hedgedRow = "(hedged)"
 
 // probeOutcome is what one probe request got.
 type probeOutcome struct {

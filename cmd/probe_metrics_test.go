@@ -1,0 +1,68 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestProbeServesPrometheusMetricsIncludingHedges(t *testing.T) {
+	srv := testAccount(t)
+	srv.Faults().SetLatency("East US", "read", faults.Distribution{Kind: "fixed", Value: faults.Duration(60 * time.Millisecond)})
+	addr := freeAddr(t)
+	io, _, errOut := testIO()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), io, []string{"probe", "--duration", "2500ms", "--concurrency", "1", "--metrics-addr", addr,
+			"--hedge-threshold", "10ms", "--hedge-step", "0s"})
+	}()
+	var text string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err == nil {
+			body, _ := readAll(resp.Body)
+			resp.Body.Close()
+			text = string(body)
+			if strings.Contains(text, `cosmosctl_hedges_won_total{region="West US"}`) && strings.Contains(text, `region="North Europe"`) {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("probe exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{
+		`cosmosctl_request_duration_seconds_bucket{region="East US",request="read"`,
+		`cosmosctl_requests_total{outcome="ok",region="West US",request="read"}`,
+		`cosmosctl_requests_total{outcome="ok",region="(hedged)",request="read"}`,
+		`cosmosctl_hedges_sent_total{region="West US"}`,
+		`cosmosctl_hedges_won_total{region="West US"}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if !strings.Contains(errOut.String(), "serving Prometheus metrics on http://"+addr+"/metrics") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+}
+
+func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
