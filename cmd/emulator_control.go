@@ -292,6 +292,10 @@ func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fault",
 		Short: "Add, list and remove fault rules of a running emulator",
+		Example: `  cosmosctl emulator fault add --region "East US" --op reads --effect status --status 503
+  cosmosctl emulator fault list
+  cosmosctl emulator fault remove f1
+  cosmosctl emulator fault clear`,
 	}
 	c.AddCommand(newFaultAddCmd(io), newFaultListCmd(io), newFaultRemoveCmd(io), newFaultClearCmd(io))
 	return c
@@ -363,9 +367,10 @@ func newFaultAddCmd(io *IOStreams) *cobra.Command {
 func newFaultListCmd(io *IOStreams) *cobra.Command {
 	opts := &controlOptions{}
 	c := &cobra.Command{
-		Use:   "list",
-		Short: "List fault rules and how often each fired",
-		Args:  noArgs,
+		Use:     "list",
+		Short:   "List fault rules and how often each fired",
+		Example: "  cosmosctl emulator fault list\n  cosmosctl emulator fault list -o json | jq '.[] | select(.fired > 0) | .id'",
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cl, err := opts.client()
 			if err != nil {
@@ -411,9 +416,10 @@ func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
 func newFaultClearCmd(io *IOStreams) *cobra.Command {
 	opts := &controlOptions{}
 	c := &cobra.Command{
-		Use:   "clear",
-		Short: "Remove every fault rule",
-		Args:  noArgs,
+		Use:     "clear",
+		Short:   "Remove every fault rule",
+		Example: "  cosmosctl emulator fault clear                       # end the rehearsal's faults\n  cosmosctl emulator fault clear --endpoint http://127.0.0.1:9081",
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cl, err := opts.client()
 			if err != nil {

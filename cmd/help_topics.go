@@ -5,7 +5,21 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/emulator"
 )
+
+// Help topics are commands with no Run: cobra lists them under "Additional help topics"
+// and `cosmosctl help TOPIC` prints their Long text, as `gh help environment` does.
+// The generated docs and man pages include them too (see docs.go).
+func newHelpTopics() []*cobra.Command {
+	return []*cobra.Command{
+		newExitCodesHelpTopic(),
+		{Use: "environment", Short: "Environment variables cosmosctl reads", Long: environmentHelp},
+		{Use: "configuration", Short: "The profiles file: its path, every setting, and precedence", Long: configurationHelp},
+		{Use: "scenarios", Short: "Emulator scenario files: regions, latency, faults, replica moves", Long: scenariosText()},
+	}
+}
 
 func newExitCodesHelpTopic() *cobra.Command {
 	var b strings.Builder
@@ -19,3 +33,278 @@ func newExitCodesHelpTopic() *cobra.Command {
 		Long:  b.String(),
 	}
 }
+
+const environmentHelp = `cosmosctl reads these environment variables. A variable set to the empty string
+counts as unset, so that a script can clear one with VAR= . For every setting a
+flag beats the variable and the variable beats the profile (cosmosctl help
+configuration); the flag or profile key is in brackets.
+
+The account
+  COSMOSCTL_ENDPOINT             account endpoint, e.g.
+                                 https://myaccount.documents.azure.com:443/
+                                 [--endpoint; endpoint]
+  COSMOSCTL_KEY                  the account key itself [key]. There is no flag
+                                 for it: process arguments are visible to others
+  COSMOSCTL_KEY_FILE             a file holding the account key [--key-file;
+                                 key_file]; setting it and COSMOSCTL_KEY is an error
+  COSMOSCTL_CONNECTION_STRING    AccountEndpoint=…;AccountKey=…; [connection_string];
+                                 COSMOSCTL_ENDPOINT or COSMOSCTL_KEY next to it win
+  COSMOSCTL_AUTH                 key (sign with the account key; the default) or
+                                 aad (Azure AD / Entra ID tokens) [--auth; auth]
+  COSMOSCTL_AAD_TOKEN_FILE       with auth aad: a file holding an access token to
+                                 use instead of the Azure credential chain; it is
+                                 never refreshed [--aad-token-file; aad_token_file]
+  COSMOSCTL_DATABASE             database [--database; database]
+  COSMOSCTL_CONTAINER            container [--container; container]
+  COSMOSCTL_CONNECTION_MODE      gateway (default) or direct: to the replicas through
+                                 the address cache [--connection-mode; connection_mode]
+
+Regions, timeouts and retries
+  COSMOSCTL_PREFERRED_REGIONS    regions in the order to use them, comma-separated
+                                 [--preferred-regions; preferred_regions]
+  COSMOSCTL_EXCLUDE_REGIONS      regions not to use, comma-separated [--exclude;
+                                 exclude_regions]
+  COSMOSCTL_E2E_TIMEOUT          end-to-end timeout of an operation, retries
+                                 included, e.g. 5s [--e2e-timeout; e2e_timeout]
+  COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID (or off,
+                                 retries, tracking-id) [--write-retries;
+                                 write_retries.policy]
+
+Output
+  COSMOSCTL_OUTPUT               table or json [-o; output]
+  NO_COLOR                       set to anything: no colour (https://no-color.org)
+                                 [--no-color]. TERM=dumb turns colour off too, and
+                                 an LC_ALL, LC_CTYPE or LANG that names a character
+                                 set other than UTF-8 turns off box-drawing symbols
+
+The config file
+  COSMOSCTL_CONFIG               the profiles file (default: cosmosctl/config.toml in
+                                 the user configuration directory)
+  COSMOSCTL_PROFILE              the profile to use [--profile]; default: the
+                                 file's default_profile
+
+The emulator
+  COSMOSCTL_EMULATOR_DATA        where the embedded emulator (used when no account is
+                                 configured) keeps its data; default: cosmosctl/emulator
+                                 in the user cache directory
+  COSMOSCTL_EMULATOR_ENDPOINT    the running emulator that cosmosctl emulator status,
+                                 fault, latency, replication and failover talk to
+                                 [--endpoint]; default http://127.0.0.1:8081. They sign
+                                 with COSMOSCTL_KEY if set, else the well-known key
+
+Azure AD (auth aad) tokens come from the default Azure credential chain, which
+reads AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET (a service
+principal), then workload or managed identity, then the az login session.
+
+Examples:
+  COSMOSCTL_PROFILE=staging cosmosctl regions
+  COSMOSCTL_EXCLUDE_REGIONS="East US" cosmosctl read order-1 --pk tenant-7
+  COSMOSCTL_KEY_FILE= cosmosctl config show        # ignore a key file set earlier
+`
+
+const configurationHelp = `Profiles keep an account's endpoint, key and defaults in a TOML file, so that
+commands need no flags.
+
+THE FILE
+  $COSMOSCTL_CONFIG, else cosmosctl/config.toml in the user configuration
+  directory: ~/.config/cosmosctl/config.toml on Linux ($XDG_CONFIG_HOME),
+  ~/Library/Application Support/cosmosctl/config.toml on macOS,
+  %AppData%\cosmosctl\config.toml on Windows. cosmosctl config path prints it.
+
+  A missing file means no profiles. cosmosctl config set creates and changes it
+  (readable by you alone); cosmosctl config list lists the profiles. Unknown
+  settings are errors, so that a misspelt setting never silently does nothing.
+
+PRECEDENCE
+  Each setting is taken from the first of:
+    1. a flag                    --endpoint, --key-file, --database, --exclude, -o ...
+    2. an environment variable   COSMOSCTL_ENDPOINT, ... (cosmosctl help environment)
+    3. the profile               --profile, else $COSMOSCTL_PROFILE, else default_profile
+    4. the built-in default
+  With no endpoint anywhere, commands use an embedded emulator and say so on
+  stderr. At one level, a separate endpoint or key beats a connection string.
+  cosmosctl config show prints every setting and where it came from.
+
+EVERY SETTING
+  default_profile = "prod"     # top level: the profile used when none is named
+
+  [profiles.prod]
+  endpoint = "https://myaccount.documents.azure.com:443/"
+  key_file = "prod.key"        # file holding the key; relative to this file's
+                               # directory; ~ is your home directory
+  # key = "…"                  # or the key inline (then chmod 600 the file)
+  # connection_string = "AccountEndpoint=https://…;AccountKey=…;"
+  auth = "key"                 # key | aad: Azure AD tokens instead of the key,
+                               # from the Azure credential chain (az login,
+                               # managed identity, AZURE_CLIENT_*)
+  # aad_token_file = "ci.token"  # with aad: a token acquired elsewhere, never
+                               # refreshed; relative like key_file
+  database = "app"
+  container = "orders"
+  preferred_regions = ["East US", "West US"]  # order reads use; default: the account's
+  exclude_regions = ["Brazil South"]          # never used; an unknown name is an error
+  e2e_timeout = "5s"           # end-to-end timeout, retries included; default none
+  output = "table"             # table | json
+  connection_mode = "gateway"  # gateway | direct (to the replicas)
+
+  [profiles.prod.hedging]      # off unless a mode or a threshold is set
+  mode = "threshold"           # off | threshold | adaptive
+  threshold = "300ms"          # ask the next region after this long (default 500ms);
+                               # adaptive: the threshold before it has learned
+  step = "100ms"               # then one more region every step; 0 asks them all
+  max_regions = 3              # at most this many regions in all; default every one
+  budget = "10%"               # adaptive: extra requests at most this share
+
+  [profiles.prod.write_retries]
+  policy = "tracking-id"       # off | retries | tracking-id
+
+  key, key_file and connection_string are alternatives: key and key_file in one
+  profile is an error, and cosmosctl config set of one removes the other two. A
+  file holding an inline key or connection string must be readable by you alone.
+
+EXAMPLES
+  cosmosctl config set --profile prod endpoint https://myaccount.documents.azure.com:443/
+  printf %s "$COSMOS_KEY" | cosmosctl config set --profile prod key
+  cosmosctl config set --profile prod hedging.threshold 300ms
+  cosmosctl config set default_profile prod
+  cosmosctl config show --profile prod
+`
+
+// scenariosText is the scenarios topic with the built-in scenarios listed from the
+// emulator, so that the list cannot fall behind.
+func scenariosText() string {
+	names := emulator.BuiltinScenarioNames()
+	width := 0
+	for _, name := range names {
+		width = max(width, len(name))
+	}
+	var b strings.Builder
+	for _, name := range names {
+		indent := strings.Repeat(" ", 2+width+2)
+		lines := wrap(emulator.BuiltinScenarios[name], 80-len(indent))
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, name, strings.Join(lines, "\n"+indent))
+	}
+	return strings.Replace(scenariosHelp, "{{builtins}}\n", b.String(), 1)
+}
+
+// wrap breaks text into lines of at most width columns, at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
+
+const scenariosHelp = `A scenario file is TOML that sets up the emulator: its regions, containers, base
+latencies, fault rules and replica moves, so that a rehearsal can be checked in
+and replayed. Give it to cosmosctl emulator --scenario FILE, or to cosmosctl
+hedge-test --scenario FILE (which uses its latency and fault tables). Flags given
+on the command line win over the file. Unknown settings are errors. Durations are
+strings such as "150ms" or "2m"; times (after) count from the emulator's start.
+
+THE ACCOUNT
+  account = "rehearsal"          # account id reported by GET / (not "localhost")
+  host = "127.0.0.1"             # address to bind; loopback unless told otherwise
+  port = 8081                    # global endpoint; regions use the next ports; 0: free
+  multi_write = false            # every region writable
+  replication_lag = "150ms"      # time for a write to reach the other regions
+  ranges = 4                     # partition key ranges per container (1-64)
+  replicas = 4                   # replicas per region x range, one primary (1-16)
+  gateway_cache_ttl = "30s"      # how long plain //addresses/ requests see a stale set
+  seed = 42                      # reproducible latencies and probabilities (0: random)
+  data_dir = "/var/tmp/rehearsal"  # persist data here (default: in memory)
+  aad_token = "test-token"       # accept this string as an Azure AD token, to test
+                                 # --auth aad (default: refuse Azure AD requests)
+
+  [[regions]]                    # in failover order; the first is the write region
+  name = "East US"               # default: East US, West US, North Europe
+  port = 0                       # optional: this region's port
+
+  [[databases]]
+  id = "app"
+  [[databases.containers]]
+  id = "items"
+  partition_key = ["/pk"]        # several paths (at most 3): a hierarchical key
+
+LATENCY
+  [[latency]]                    # base latency of a region and operation
+  region = "West US"             # default: every region
+  operation = "reads"            # default: all
+  kind = "lognormal"             # fixed (value), uniform (min, max),
+  p50 = "35ms"                   # lognormal (p50, p99), none
+  p99 = "80ms"
+  The most specific entry wins: an operation beats its group, a group beats all.
+
+  Operations: read (point read), query, create, upsert, replace, delete, patch,
+  account (GET /), pkranges, metadata (databases and containers), addresses
+  (direct mode), and the groups reads (read, query), writes, all.
+
+FAULT RULES
+  [[fault]]
+  id = "brownout"                # optional: the id to remove it by
+  region = "East US"             # default: every region
+  operations = ["reads"]         # default: every operation
+  replica = "0:3"                # optional: only requests to this replica
+  probability = 0.05             # in (0, 1]; default 1: every matching request
+  count = 0                      # stop after firing this many times; 0: never
+  after = "2m"                   # active from this long after start ...
+  for = "30s"                    # ... for this long; 0: forever
+  effect = "delay"
+  delay = { kind = "uniform", min = "500ms", max = "2s" }
+
+  [[fault]]                      # throttling: 20% of writes get 429
+  operations = ["writes"]
+  probability = 0.2
+  effect = "status"
+  status = 429
+  substatus = 0                  # e.g. 3 with 403, 1002 with 404 or 410
+  retry_after = "200ms"          # sent with 429 (default 100ms)
+
+  Effects:
+    delay          add delay (a distribution, as in [[latency]]) to the request
+    status         answer status (400-599) with substatus; a 429 carries
+                   retry_after (default 100ms). E.g. 503, 408, 429, 410/1002,
+                   403/3, 449
+    hang           never answer: hold the request until the client gives up
+    refuse         the region is down: connections are refused or cut
+    drop-response  writes only: apply the write, then drop the connection
+                   without answering (the ambiguous write)
+  Settings of another effect (a status on a hang rule) are errors.
+
+REPLICA MOVES
+  [[replica_move]]               # a replica of a region x container x range moves
+  region = "East US"
+  database = "app"
+  container = "items"
+  range = "0"                    # partition key range id; default "0"
+  replica = 1                    # index in the replica set; default 1 (a secondary)
+  primary = false                # true moves the primary (index 0)
+  effect = "gone"                # what the old replica does: gone (410), hang, refuse
+  after = "10s"
+  refresh_delay = "2s"           # the gateway returns the old set this long
+  After after, the old replica answers per effect; the gateway keeps handing out
+  the old addresses for refresh_delay, then to force-refresh requests the new
+  set, and to every request once gateway_cache_ttl has passed.
+
+BUILT-IN SCENARIOS (hedge-test --scenario NAME, on the embedded emulator)
+{{builtins}}
+  Each is aimed at the first region, where reads go first; brownout is the default.
+
+While an emulator runs, cosmosctl emulator fault, latency, replication and
+failover change the same state. An example: examples/brownout.toml in the
+source repository.
+
+EXAMPLES
+  cosmosctl emulator --scenario examples/brownout.toml
+  cosmosctl hedge-test --scenario examples/brownout.toml
+  cosmosctl hedge-test --scenario outage
+`

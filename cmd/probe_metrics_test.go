@@ -32,15 +32,30 @@ func TestProbeServesPrometheusMetricsIncludingHedges(t *testing.T) {
 		done <- Run(context.Background(), io, []string{"probe", "--duration", "2500ms", "--concurrency", "1", "--metrics-addr", addr,
 			"--hedge-threshold", "10ms", "--hedge-step", "0s"})
 	}()
-	var text string
+	want := []string{
+		`cosmosctl_request_duration_seconds_bucket{region="East US",request="read"`,
+		`cosmosctl_requests_total{outcome="ok",region="West US",request="read"}`,
+		`cosmosctl_requests_total{outcome="ok",region="(hedged)",request="read"}`,
+		`cosmosctl_hedges_sent_total{region="West US"}`,
+		`cosmosctl_hedges_won_total{region="West US"}`,
+	}
+	missing := func(text string) []string {
+		var out []string
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	var lacking []string
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err == nil {
 			body, _ := readAll(resp.Body)
 			resp.Body.Close()
-			text = string(body)
-			if strings.Contains(text, `cosmosctl_hedges_won_total{region="West US"}`) && strings.Contains(text, `region="North Europe"`) {
+			if lacking = missing(string(body)); len(lacking) == 0 {
 				break
 			}
 		}
@@ -49,16 +64,8 @@ func TestProbeServesPrometheusMetricsIncludingHedges(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("probe exit %d: %s", code, errOut.String())
 	}
-	for _, want := range []string{
-		`cosmosctl_request_duration_seconds_bucket{region="East US",request="read"`,
-		`cosmosctl_requests_total{outcome="ok",region="West US",request="read"}`,
-		`cosmosctl_requests_total{outcome="ok",region="(hedged)",request="read"}`,
-		`cosmosctl_hedges_sent_total{region="West US"}`,
-		`cosmosctl_hedges_won_total{region="West US"}`,
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("metrics lack %s", want)
-		}
+	if len(lacking) > 0 {
+		t.Errorf("metrics served while probing lack %v", lacking)
 	}
 	if !strings.Contains(errOut.String(), "serving Prometheus metrics on http://"+addr+"/metrics") {
 		t.Errorf("stderr %q", errOut.String())

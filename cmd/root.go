@@ -53,8 +53,17 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 reads across regions, retries writes safely and shows every attempt it made.
 It ships a multi-region emulator with fault injection, so that a regional
 incident can be rehearsed on one machine.`,
+		Example: `  cosmosctl read order-1 --pk tenant-7                    # a point read, hedged if the profile says so
+  echo '{"id":"order-1","pk":"tenant-7"}' | cosmosctl create -f -
+  cosmosctl regions                                       # the account's regions and their latency
+  cosmosctl probe --duration 30s                          # which regions are slow right now
+  cosmosctl hedge-test                                    # what hedging would do about it
+  cosmosctl emulator                                      # a local three-region account
+  cosmosctl help environment                              # every COSMOSCTL_* variable`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// completion is cosmosctl's own command, with install instructions per shell.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
@@ -75,9 +84,36 @@ incident can be rehearsed on one machine.`,
 		newHedgeTestCmd(io),
 		newConfigCmd(io),
 		newEmulatorCmd(io),
+		newCompletionCmd(io),
+		newVersionCmd(io),
 	)
-	root.AddCommand(newExitCodesHelpTopic())
+	root.AddCommand(newHelpTopics()...)
+	initHelpCmd(root)
+	registerCompletions(root)
 	return root
+}
+
+// initHelpCmd adds cobra's help command now rather than when the tree runs, to give it
+// an example and to make `cosmosctl help <Tab>` offer the help topics too.
+func initHelpCmd(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	help, _, err := root.Find([]string{"help"})
+	if err != nil || help == root || help.ValidArgsFunction == nil {
+		return
+	}
+	help.Example = "  cosmosctl help read\n  cosmosctl help emulator fault add\n  cosmosctl help environment        # a help topic"
+	commands := help.ValidArgsFunction
+	help.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		comps, directive := commands(c, args, toComplete)
+		if len(args) == 0 {
+			for _, t := range c.Root().Commands() {
+				if t.IsAdditionalHelpTopicCommand() && strings.HasPrefix(t.Name(), toComplete) {
+					comps = append(comps, cobra.CompletionWithDesc(t.Name(), t.Short))
+				}
+			}
+		}
+		return comps, directive
+	}
 }
 
 // noArgs is cobra.NoArgs with a usage error.

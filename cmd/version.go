@@ -1,8 +1,21 @@
 package cmd
 
-import "runtime/debug"
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
 
-// Set at release time with -ldflags "-X github.com/cosmosctl/cosmosctl/cmd.version=…".
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/config"
+)
+
+// Set at release time with -ldflags "-X github.com/cosmosctl/cosmosctl/cmd.version=…"
+// (see .goreleaser.yaml); a `go install` build gets them from its build info instead.
 var (
 	version = ""
 	commit  = ""
@@ -10,12 +23,132 @@ var (
 )
 
 func init() {
-	if version != "" {
-		return
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
 	}
-	version = "dev"
-	// A `go install …@v1.2.3` build carries its module version in the build info.
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		version = bi.Main.Version
+	version = resolveBuildInfo(version, commit, date, bi).Version
+}
+
+// buildInfo is what `cosmosctl version` reports.
+type buildInfo struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Date     string `json:"date"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
+}
+
+// pseudoVersion matches a Go module pseudo-version (vX.0.0-20260102150405-abcdef123456,
+// vX.Y.Z-pre.0.20260102150405-abcdef123456, vX.Y.(Z+1)-0.20260102150405-abcdef123456),
+// which names the commit and its time: what `go install …@main` builds carry.
+var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?$`)
+
+// resolveBuildInfo combines the release ldflags with the Go build info: ldflags win,
+// then the module version and the VCS stamp of a build from a checkout (vcs.revision,
+// vcs.time), then what a module pseudo-version says. bi may be nil.
+func resolveBuildInfo(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo) buildInfo {
+	info := buildInfo{Version: ldVersion, Commit: ldCommit, Date: ldDate,
+		Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi == nil {
+		if info.Version == "" {
+			info.Version = "dev"
+		}
+		return info
 	}
+	if bi.GoVersion != "" {
+		info.Go = bi.GoVersion
+	}
+	modVersion := bi.Main.Version
+	if modVersion == "(devel)" {
+		modVersion = ""
+	}
+	if info.Version == "" {
+		info.Version = modVersion
+	}
+	var revision, vcsTime string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			vcsTime = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if revision != "" && modified {
+		revision += "-dirty"
+	}
+	if m := pseudoVersion.FindStringSubmatch(modVersion); m != nil {
+		if revision == "" {
+			revision = m[2]
+		}
+		if vcsTime == "" {
+			if t, err := time.Parse("20060102150405", m[1]); err == nil {
+				vcsTime = t.UTC().Format(time.RFC3339)
+			}
+		}
+	}
+	if info.Commit == "" {
+		info.Commit = revision
+	}
+	if info.Date == "" {
+		info.Date = vcsTime
+	}
+	if info.Version == "" {
+		info.Version = "dev"
+	}
+	return info
+}
+
+func newVersionCmd(io *IOStreams) *cobra.Command {
+	var outputFlag string
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit, build date, Go version and platform",
+		Long: `Print cosmosctl's version, the commit it was built from, the build date, the Go
+version and the platform. A release build has them from the release; a build by
+` + "`go install`" + ` takes them from the module version and the Go build info; what is
+not known is "unknown" in the table and "" in JSON.
+
+-o json prints one object: {"version","commit","date","go","platform"}.`,
+		Example: `  cosmosctl version
+  cosmosctl version -o json | jq -r .version`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("output") {
+				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
+					outputFlag = v
+				}
+			}
+			outputFlag = strings.ToLower(strings.TrimSpace(outputFlag))
+			if outputFlag != config.OutputTable && outputFlag != config.OutputJSON {
+				return usageErrorf("--output must be table or json, not %q", outputFlag)
+			}
+			bi, ok := debug.ReadBuildInfo()
+			if !ok {
+				bi = nil
+			}
+			return printVersion(io, resolveBuildInfo(version, commit, date, bi), outputFlag == config.OutputJSON)
+		},
+	}
+	c.Flags().StringVarP(&outputFlag, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	return c
+}
+
+func printVersion(io *IOStreams, info buildInfo, asJSON bool) error {
+	if asJSON {
+		return printJSON(io, info)
+	}
+	unknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	_, err := fmt.Fprintf(io.Out, "cosmosctl %s\ncommit    %s\ndate      %s\ngo        %s\nplatform  %s\n",
+		info.Version, unknown(info.Commit), unknown(info.Date), info.Go, info.Platform)
+	return err
 }
