@@ -50,6 +50,7 @@ type Client struct {
 	mu         sync.Mutex
 	containers map[string]cosmos.PartitionKeyDefinition
 	routing    map[string]*containerInfo
+	plans      map[planKey]regionPlan
 	addr       *addrcache.Cache
 }
 
@@ -69,6 +70,7 @@ func New(opts Options) (*Client, error) {
 		policy:     retries.DefaultPolicy(),
 		containers: map[string]cosmos.PartitionKeyDefinition{},
 		routing:    map[string]*containerInfo{},
+		plans:      map[planKey]regionPlan{},
 	}
 	if c.clock == nil {
 		c.clock = clock.Real{}

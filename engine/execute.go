@@ -57,7 +57,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		}
 		return finish(err)
 	}
-	plan, err := planRegions(acct, c.preferred, op.ExcludeRegions, op.Kind.IsWrite())
+	plan, err := c.plan(acct, op.ExcludeRegions, op.Kind.IsWrite())
 	if err != nil {
 		return finish(err)
 	}
@@ -241,7 +241,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			if ferr != nil {
 				return res
 			}
-			nextPlan, perr := planRegions(fresh, c.preferred, op.ExcludeRegions, op.Kind.IsWrite())
+			nextPlan, perr := c.plan(fresh, op.ExcludeRegions, op.Kind.IsWrite())
 			if perr != nil {
 				return res
 			}

@@ -207,3 +207,35 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+// planKey identifies a region plan: the same account topology, exclusions and kind of
+// operation always give the same plan.
+type planKey struct {
+	acct     *cosmos.Account
+	excluded string
+	write    bool
+}
+
+// plan returns the region plan of an operation, computed once per account topology,
+// exclusions and kind: an operator's commands and a probe's thousands of reads ask the
+// same question again and again.
+func (c *Client) plan(acct *cosmos.Account, excluded []string, write bool) (regionPlan, error) {
+	key := planKey{acct: acct, excluded: strings.Join(excluded, "\x00"), write: write}
+	c.mu.Lock()
+	p, ok := c.plans[key]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := planRegions(acct, c.preferred, excluded, write)
+	if err != nil {
+		return p, err
+	}
+	c.mu.Lock()
+	if len(c.plans) > 256 {
+		c.plans = map[planKey]regionPlan{} // topologies refreshed, many exclusions: start over
+	}
+	c.plans[key] = p
+	c.mu.Unlock()
+	return p, nil
+}
