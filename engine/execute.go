@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
@@ -32,16 +33,8 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(inputErrorf("the end-to-end timeout must not be negative (got %s)", op.E2ETimeout))
 	}
 
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var timedOut atomic.Bool
-	if op.E2ETimeout > 0 {
-		t := c.clock.AfterFunc(op.E2ETimeout, func() {
-			timedOut.Store(true)
-			cancel(errE2ETimeout)
-		})
-		defer t.Stop()
-	}
+	ctx, timedOut, stop := c.withE2ETimeout(ctx, op.E2ETimeout)
+	defer stop()
 	timeout := func(cause error) (*Result, error) {
 		rec.cancelAll("end-to-end timeout expired")
 		rec.mu.Lock()
@@ -52,7 +45,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 
 	acct, err := c.topology.get(ctx)
 	if err != nil {
-		if timedOut.Load() {
+		if timedOut() {
 			return timeout(err)
 		}
 		return finish(err)
@@ -63,7 +56,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	}
 	rec.setPlan(plan)
 	if err := c.prepare(ctx, &op, endpointOf(plan.targets[0])); err != nil {
-		if timedOut.Load() {
+		if timedOut() {
 			return timeout(err)
 		}
 		return finish(err)
@@ -89,7 +82,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	if ar.resp != nil {
 		res.fill(ar.resp)
 	}
-	if timedOut.Load() {
+	if timedOut() {
 		return timeout(ar.err)
 	}
 	return finish(ar.err)
@@ -313,4 +306,25 @@ func statusText(resp *cosmos.Response) string {
 		return fmt.Sprintf("%d/%d", resp.StatusCode, resp.SubStatus)
 	}
 	return fmt.Sprint(resp.StatusCode)
+}
+
+// withE2ETimeout bounds ctx by an operation's end-to-end timeout on the engine's clock.
+// timedOut reports whether the timeout, rather than the caller, ended ctx; stop releases
+// the timer.
+func (c *Client) withE2ETimeout(ctx context.Context, timeout time.Duration) (bounded context.Context, timedOut func() bool, stop func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	var expired atomic.Bool
+	var t clock.Timer
+	if timeout > 0 {
+		t = c.clock.AfterFunc(timeout, func() {
+			expired.Store(true)
+			cancel(errE2ETimeout)
+		})
+	}
+	return ctx, expired.Load, func() {
+		if t != nil {
+			t.Stop()
+		}
+		cancel(nil)
+	}
 }

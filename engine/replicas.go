@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cosmosctl/cosmosctl/addrcache"
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -107,18 +106,10 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 	case op.E2ETimeout < 0:
 		return finish(inputErrorf("the end-to-end timeout must not be negative (got %s)", op.E2ETimeout))
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var timedOut atomic.Bool
-	if op.E2ETimeout > 0 {
-		t := c.clock.AfterFunc(op.E2ETimeout, func() {
-			timedOut.Store(true)
-			cancel(errE2ETimeout)
-		})
-		defer t.Stop()
-	}
+	ctx, timedOut, stop := c.withE2ETimeout(ctx, op.E2ETimeout)
+	defer stop()
 	fail := func(err error) (*ReplicaResult, error) {
-		if timedOut.Load() {
+		if timedOut() {
 			rec.cancelAll("end-to-end timeout expired")
 			rec.mu.Lock()
 			rec.d.TimedOut = true
