@@ -49,5 +49,5 @@ func fmtMs(d time.Duration) string {
 	if d >= time.Second {
 		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
-	return fmt.Sprintf("%dms", d.Milliseconds())
+	return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
 }
