@@ -24,24 +24,28 @@ type ProbeRegion struct {
 func WriteProbeTable(w io.Writer, st Styles, regions []ProbeRegion) error {
 	t := NewTable(w, st, "REGION", "COUNT", "ERRORS", "P50", "P90", "P99", "P99.9", "MAX", "RU")
 	t.AlignRight(1, 3, 4, 5, 6, 7, 8)
-	dash := st.sym().dash
 	for _, r := range regions {
-		s := r.Summary
-		lat := func(v float64) string {
-			if s.Count == 0 {
-				return dash
-			}
-			return HumanDuration(msDuration(v))
-		}
-		errs := ErrorBreakdown(s, st.ASCII)
-		if s.Errors > 0 {
-			errs = st.Bad(errs)
-		}
-		t.Append(r.Region, strconv.Itoa(s.Count), errs,
-			lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms), lat(s.P999Ms), lat(s.MaxMs),
-			fmt.Sprintf("%.2f", s.RequestCharge))
+		t.Append(append([]string{r.Region}, summaryCells(st, r.Summary)...)...)
 	}
 	return t.Render()
+}
+
+// summaryCells are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU cells of one
+// stream of probe requests, shared by the region and replica tables.
+func summaryCells(st Styles, s workload.Summary) []string {
+	lat := func(v float64) string {
+		if s.Count == 0 {
+			return st.sym().dash
+		}
+		return HumanDuration(msDuration(v))
+	}
+	errs := ErrorBreakdown(s, st.ASCII)
+	if s.Errors > 0 {
+		errs = st.Bad(errs)
+	}
+	return []string{strconv.Itoa(s.Count), errs,
+		lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms), lat(s.P999Ms), lat(s.MaxMs),
+		fmt.Sprintf("%.2f", s.RequestCharge)}
 }
 
 // maxStatusesShown bounds the error breakdown so that the column stays readable.

@@ -1,9 +1,7 @@
 package output
 
 import (
-	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/cosmosctl/cosmosctl/workload"
 )
@@ -40,19 +38,7 @@ type ProbeReplica struct {
 func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 	t := NewTable(w, st, "REGION", "RANGE", "REPLICA", "ROLE", "HEALTH", "COUNT", "ERRORS", "P50", "P90", "P99", "P99.9", "MAX", "RU")
 	t.AlignRight(5, 7, 8, 9, 10, 11, 12)
-	dash := st.sym().dash
 	for _, r := range replicas {
-		s := r.Summary
-		lat := func(v float64) string {
-			if s.Count == 0 {
-				return dash
-			}
-			return HumanDuration(msDuration(v))
-		}
-		errs := ErrorBreakdown(s, st.ASCII)
-		if s.Errors > 0 {
-			errs = st.Bad(errs)
-		}
 		health := r.Health
 		if !r.InReplicaSet {
 			health += " (removed)"
@@ -63,9 +49,7 @@ func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 		case healthUnhealthyPending:
 			health = st.Warn(health)
 		}
-		t.Append(r.Region, r.Range, r.Address, r.Role, health, strconv.Itoa(s.Count), errs,
-			lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms), lat(s.P999Ms), lat(s.MaxMs),
-			fmt.Sprintf("%.2f", s.RequestCharge))
+		t.Append(append([]string{r.Region, r.Range, r.Address, r.Role, health}, summaryCells(st, r.Summary)...)...)
 	}
 	return t.Render()
 }
