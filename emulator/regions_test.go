@@ -2,30 +2,13 @@ package emulator
 
 import (
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
-
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 func startWithClock(t *testing.T, clock faults.Clock, mutate func(*Config)) *Server {
 	t.Helper()
@@ -51,8 +34,8 @@ func regionURL(t *testing.T, s *Server, name string) string {
 }
 
 func TestReplicationLagDelaysVisibilityInReadRegions(t *testing.T) {
-	clock := &manualClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	s := startWithClock(t, clock, func(c *Config) { c.ReplicationLag = faults.Duration(2 * time.Second) })
+	clk := clock.NewFake(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	s := startWithClock(t, clk, func(c *Config) { c.ReplicationLag = faults.Duration(2 * time.Second) })
 	c := newTestClient(t, s.Key())
 	pk := pkHeader(`["a"]`)
 	east, west := regionURL(t, s, "East US"), regionURL(t, s, "west us")
@@ -72,11 +55,11 @@ func TestReplicationLagDelaysVisibilityInReadRegions(t *testing.T) {
 	if st, sub := code(c.mustDo(west, "GET", itemPath("1"), withSession)); st != 404 || sub != cosmos.SubReadSessionNotAvailable {
 		t.Fatalf("session read in a lagging region → %d/%d, want 404/1002", st, sub)
 	}
-	clock.Advance(1999 * time.Millisecond)
+	clk.Advance(1999 * time.Millisecond)
 	if st, _ := code(c.mustDo(west, "GET", itemPath("1"), pk)); st != 404 {
 		t.Fatalf("read region just before the lag → %d, want 404", st)
 	}
-	clock.Advance(time.Millisecond)
+	clk.Advance(time.Millisecond)
 	if st, _ := code(c.mustDo(west, "GET", itemPath("1"), withSession)); st != 200 {
 		t.Fatalf("session read after the lag → %d, want 200", st)
 	}
@@ -92,7 +75,7 @@ func TestReplicationLagDelaysVisibilityInReadRegions(t *testing.T) {
 	if v := versionOf(t, c.mustDo(east, "GET", itemPath("1"), pk)); v != 2 {
 		t.Fatalf("write region sees v%d, want v2", v)
 	}
-	clock.Advance(2 * time.Second)
+	clk.Advance(2 * time.Second)
 	if v := versionOf(t, c.mustDo(west, "GET", itemPath("1"), pk)); v != 2 {
 		t.Fatalf("read region sees v%d after the lag, want v2", v)
 	}
@@ -153,8 +136,8 @@ func TestFailoverMovesTheWriteRegion(t *testing.T) {
 }
 
 func TestMultiWriteAcceptsWritesEverywhere(t *testing.T) {
-	clock := &manualClock{now: time.Unix(1_800_000_000, 0)}
-	s := startWithClock(t, clock, func(c *Config) { c.MultiWrite = true; c.ReplicationLag = faults.Duration(time.Second) })
+	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
+	s := startWithClock(t, clk, func(c *Config) { c.MultiWrite = true; c.ReplicationLag = faults.Duration(time.Second) })
 	c := newTestClient(t, s.Key())
 	pk := pkHeader(`["a"]`)
 	acct := s.Account()
@@ -176,7 +159,7 @@ func TestMultiWriteAcceptsWritesEverywhere(t *testing.T) {
 			t.Fatalf("%s sees %s's write before the lag", other.Name, r.Name)
 		}
 	}
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	for _, r := range s.Regions() {
 		for _, id := range []string{"a", "b", "c"} {
 			if st, _ := code(c.mustDo(r.Endpoint, "GET", itemPath(id), pk)); st != 200 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
@@ -336,8 +337,8 @@ func TestReplicaScopedFaultRuleFiresOnlyForThatReplica(t *testing.T) {
 }
 
 func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
-	clock := &manualClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	s := startWithClock(t, clock, nil)
+	clk := clock.NewFake(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	s := startWithClock(t, clk, nil)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -357,7 +358,7 @@ func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 		t.Fatalf("before After the old replica serves; got %d", code)
 	}
 
-	clock.Advance(5 * time.Second) // the move happens
+	clk.Advance(5 * time.Second) // the move happens
 	if code, sub := sc(t)(replicaDo(c, old, "GET", itemPath("1"), pk, nil)); code != 410 || sub != 0 {
 		t.Fatalf("moved replica → %d/%d, want 410/0", code, sub)
 	}
@@ -370,7 +371,7 @@ func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 		}
 	}
 
-	clock.Advance(2 * time.Second) // the refresh delay has passed
+	clk.Advance(2 * time.Second) // the refresh delay has passed
 	refreshed := addressesOfRange(fetchAddresses(t, c, east, rng, true), rng)
 	if len(refreshed) != 4 || refreshed[1] != st.NewAddress || refreshed[0] != before[0] || refreshed[2] != before[2] || refreshed[3] != before[3] {
 		t.Fatalf("force refresh after the delay: %v, want the old set with %s at index 1", refreshed, st.NewAddress)
@@ -382,11 +383,11 @@ func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 		t.Fatalf("moves %+v", moves)
 	}
 
-	clock.Advance(time.Duration(DefaultGatewayCacheTTL) - time.Millisecond)
+	clk.Advance(time.Duration(DefaultGatewayCacheTTL) - time.Millisecond)
 	if got := addressesOfRange(fetchAddresses(t, c, east, rng, false), rng); got[1] != old {
 		t.Fatalf("just before the gateway cache expires a plain request still gets the old set: %v", got)
 	}
-	clock.Advance(time.Millisecond)
+	clk.Advance(time.Millisecond)
 	if got := addressesOfRange(fetchAddresses(t, c, east, rng, false), rng); got[1] != st.NewAddress {
 		t.Fatalf("after the gateway cache TTL plain requests get the new set: %v", got)
 	}
@@ -445,8 +446,8 @@ func TestReplicaMoveHangAndRefuse(t *testing.T) {
 }
 
 func TestReplicaMovesOfTheSameIndexChain(t *testing.T) {
-	clock := &manualClock{now: time.Unix(1_800_000_000, 0)}
-	s := startWithClock(t, clock, func(c *Config) { c.GatewayCacheTTL = faults.Duration(time.Second) })
+	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
+	s := startWithClock(t, clk, func(c *Config) { c.GatewayCacheTTL = faults.Duration(time.Second) })
 	first, err := s.MoveReplica(ReplicaMove{Region: "East US", Database: "db", Container: "items", Primary: true, After: faults.Duration(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
@@ -464,7 +465,7 @@ func TestReplicaMovesOfTheSameIndexChain(t *testing.T) {
 	if second.OldAddress != first.NewAddress {
 		t.Fatalf("second move retires %s, want the first move's replacement %s", second.OldAddress, first.NewAddress)
 	}
-	clock.Advance(time.Minute)
+	clk.Advance(time.Minute)
 	c := newTestClient(t, s.Key())
 	if got := addressesOfRange(fetchAddresses(t, c, regionURL(t, s, "East US"), "0", false), "0"); got[0] != second.NewAddress {
 		t.Fatalf("after both moves the primary is %s, want %s", got[0], second.NewAddress)
@@ -625,15 +626,15 @@ status = 503
 	if err := LoadScenario(path, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	clock := &manualClock{now: time.Unix(1_800_000_000, 0)}
-	s, err := Start(cfg, Options{Clock: clock})
+	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
+	s, err := Start(cfg, Options{Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	moves := s.ReplicaMoves()
 	if len(moves) != 1 || moves[0].State != "pending" || moves[0].Move.Effect != MoveRefuse ||
-		!moves[0].GoneAt.Equal(clock.Now().Add(30*time.Second)) || !moves[0].PublishedAt.Equal(clock.Now().Add(45*time.Second)) {
+		!moves[0].GoneAt.Equal(clk.Now().Add(30*time.Second)) || !moves[0].PublishedAt.Equal(clk.Now().Add(45*time.Second)) {
 		t.Fatalf("scenario moves %+v", moves)
 	}
 	// Ids are fixed: East US range 1 holds replicas 5–8, and the replacement is the first
@@ -660,7 +661,7 @@ status = 503
 			break
 		}
 	}
-	clock.Advance(40 * time.Second)
+	clk.Advance(40 * time.Second)
 	if m := s.ReplicaMoves()[0]; m.State != "refreshable" {
 		t.Fatalf("after 40s the move is %q", m.State)
 	}
