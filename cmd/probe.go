@@ -2,39 +2,18 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/metrics"
 	"github.com/cosmosctl/cosmosctl/output"
-	"github.com/cosmosctl/cosmosctl/retries"
+	"github.com/cosmosctl/cosmosctl/probe"
 	"github.com/cosmosctl/cosmosctl/workload"
-)
-
-const (
-	// probeItemID is the item probes read unless --id names another; its partition key
-	// has the same value at every partition key path of the container.
-	probeItemID = "cosmosctl-probe"
-	// defaultProbeTimeout bounds each probe request when no --e2e-timeout is set, so
-	// that a region that hangs shows up as timeouts instead of a probe that never ends.
-	defaultProbeTimeout = 10 * time.Second
-	// probeProgressAfter is how long a probe runs before it shows progress on stderr:
-	// short probes finish before anyone wonders.
-	probeProgressAfter = 3 * time.Second
-	// probeReplicationWait bounds the wait for a newly created probe item to reach every
-	// probed region.
-	probeReplicationWait = 5 * time.Second
 )
 
 // probeOptions are the flags of `cosmosctl probe`.
@@ -53,8 +32,9 @@ type probeOptions struct {
 	metricsAddr string
 
 	// Set by validate.
-	rules    []workload.Rule
-	schedule workload.Schedule
+	rules        []workload.Rule
+	schedule     workload.Schedule
+	partitionKey cosmos.PartitionKey
 }
 
 func newProbeCmd(io *IOStreams) *cobra.Command {
@@ -181,6 +161,13 @@ func (o *probeOptions) validate() error {
 	case fl.Changed("regions") && o.conn.region != "":
 		return usageErrorf("give --regions or --region, not both")
 	}
+	if fl.Changed("id") {
+		pk, err := parsePartitionKey(o.pk)
+		if err != nil {
+			return err
+		}
+		o.partitionKey = pk
+	}
 	return nil
 }
 
@@ -194,328 +181,56 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		return err
 	}
 	defer sess.Close()
-	acct, err := sess.client.Account(ctx)
-	if err != nil {
-		return err
+	opts := probe.Options{
+		Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+		Regions: o.regions, RegionsFlag: "--regions",
+		AccountOnly: o.accountOnly, Replicas: o.replicas, NoReplicaHealth: o.conn.noReplicaHealth,
+		ID: o.id, PartitionKey: o.partitionKey,
+		Schedule: o.schedule, Timeout: sess.settings.E2ETimeout, Watch: o.watch, Rules: o.rules,
+		JSON:  o.conn.wantJSON(sess.settings),
+		Style: output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv),
 	}
-	regions, err := o.chooseRegions(acct)
-	if err != nil {
-		return err
+	if o.conn.region != "" {
+		opts.Regions, opts.RegionsFlag = []string{o.conn.region}, "--region"
 	}
-	timeout := sess.settings.E2ETimeout
-	if timeout == 0 {
-		timeout = defaultProbeTimeout
+	// Preferred and excluded regions from the environment or a profile do not apply: a
+	// probe measures every region on its own, the excluded ones included.
+	if o.conn.flags.Changed("exclude") {
+		opts.Exclude = o.conn.excludeRegions
 	}
-	// Requests pinned to their region and never retried: a 429 or a 503 is a result to
-	// count, not something to hide behind a retry or a failover.
-	prober := sess.client.Derive(nil, retries.Policy{})
-	var send probeFunc
-	var replicas *replicaProber
-	request := "account"
-	if o.accountOnly {
-		send = pingProbe(prober, timeout)
-	} else {
-		request = "read"
-		op, err := o.probeItem(ctx, io, sess, regions, acct.ReadRegions(), timeout)
-		if err != nil {
-			return err
-		}
-		send = readProbe(prober, op, acct.ReadRegions())
-		if o.replicas {
-			// Its own address cache, so that the health shown is what this probe's
-			// requests taught it, whatever the session's connection mode.
-			direct := sess.client.DeriveDirect(nil, retries.Policy{}, o.conn.noReplicaHealth)
-			defer direct.Close()
-			replicas = newReplicaProber(direct, op)
-			replicas.resolve(ctx, regions, timeout)
-			send = replicas.send
-		}
-	}
-
 	// With hedging configured (flags or profile), the probe also reads the way an
-	// application does: through the effective regions with the strategy, as the row
-	// "(hedged)" — what hedging buys right now, and what feeds the hedge metrics.
-	var strategy hedging.Strategy
+	// application does, as the row "(hedged)".
 	if !o.accountOnly && !o.replicas {
+		var strategy hedging.Strategy
 		if strategy, err = o.conn.hedge.strategy(sess.settings); err != nil {
 			return err
 		}
+		opts.Hedge, opts.HedgePreferred, opts.HedgeExclude = strategy, sess.settings.PreferredRegions, sess.settings.ExcludeRegions
 	}
-	var exporter *metrics.Probe
 	if o.metricsAddr != "" {
-		exporter = metrics.NewProbe()
+		opts.Metrics = metrics.NewProbe()
 		mctx, stop := context.WithCancel(ctx)
 		defer stop()
-		addr, _, err := metrics.Serve(mctx, o.metricsAddr, exporter)
+		addr, _, err := metrics.Serve(mctx, o.metricsAddr, opts.Metrics)
 		if err != nil {
 			return usageErrorf("--metrics-addr %s: %v", o.metricsAddr, err)
 		}
 		fmt.Fprintf(io.ErrOut, "serving Prometheus metrics on http://%s/metrics\n", addr)
 	}
-	if strategy != nil {
-		op, err := o.probeItem(ctx, io, sess, regions, acct.ReadRegions(), timeout)
-		if err != nil {
-			return err
-		}
-		op.Hedge, op.ExcludeRegions = strategy, sess.settings.ExcludeRegions
-		hedged := sess.client.Derive(sess.settings.PreferredRegions, retries.Policy{})
-		pinned := send
-		send = func(ctx context.Context, region string) probeOutcome {
-			if region != hedgedRow {
-				return pinned(ctx, region)
-			}
-			res, err := hedged.Execute(ctx, op)
-			if exporter != nil && res != nil {
-				exporter.ObserveOperation(res.Diagnostics)
-			}
-			return readOutcome(res, err)
-		}
-		regions = append(regions, hedgedRow)
-	}
-	if exporter != nil {
-		inner := send
-		send = func(ctx context.Context, region string) probeOutcome {
-			start := time.Now()
-			out := inner(ctx, region)
-			exporter.ObserveRequest(region, request, time.Since(start), out.status, out.substatus, out.failed)
-			return out
-		}
-	}
 
-	p := &probeRun{
-		io: io, opts: o, regions: regions, send: send, replicas: replicas, clock: clock.Real{},
-		json:  o.conn.wantJSON(sess.settings),
-		style: output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv),
+	res, err := probe.Run(ctx, opts, probe.Streams{Out: io.Out, ErrOut: io.ErrOut, OutTTY: io.OutTTY, ErrTTY: io.ErrTTY})
+	if err != nil {
+		var pu *probe.UsageError
+		if errors.As(err, &pu) {
+			return &UsageError{Err: err}
+		}
+		return asUsage(err)
 	}
-	interrupted := p.run(ctx)
-	if err := p.report(request); err != nil {
-		return err
-	}
-	if n := p.breaches(); n > 0 {
+	if n := len(res.Breaches); n > 0 {
 		return &ThresholdBreachError{Breaches: n}
 	}
-	if interrupted {
+	if res.Interrupted {
 		return errInterrupted
 	}
 	return nil
-}
-
-// chooseRegions returns the regions to probe, in the order given (--regions or --region)
-// or the account's order, less any --exclude given on the command line. Preferred and
-// excluded regions from the environment or a profile do not apply: a probe measures
-// every region on its own, the excluded ones included.
-func (o *probeOptions) chooseRegions(acct *cosmos.Account) ([]string, error) {
-	all := acct.ReadRegions()
-	match := func(flag, name string) (string, error) {
-		for _, r := range all {
-			if cosmos.SameRegion(r, name) {
-				return r, nil
-			}
-		}
-		return "", usageErrorf("%s: %q is not a region of this account; its regions are %s", flag, name, strings.Join(all, ", "))
-	}
-	chosen, flag := o.regions, "--regions"
-	if o.conn.region != "" {
-		chosen, flag = []string{o.conn.region}, "--region"
-	}
-	var out []string
-	if len(chosen) == 0 {
-		out = append(out, all...)
-	}
-	for _, name := range chosen {
-		r, err := match(flag, strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
-		}
-	}
-	if o.conn.flags.Changed("exclude") {
-		for _, name := range o.conn.excludeRegions {
-			r, err := match("--exclude", strings.TrimSpace(name))
-			if err != nil {
-				return nil, err
-			}
-			out = without(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return nil, usageErrorf("no region left to probe after --exclude; the account's regions are %s", strings.Join(all, ", "))
-	}
-	return out, nil
-}
-
-// without returns list less s, in a new slice.
-func without(list []string, s string) []string {
-	out := list[:0:0]
-	for _, x := range list {
-		if x != s {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// hedgedRow names the probe's stream of hedged reads through the effective regions.
-const hedgedRow = "(hedged)"
-
-// probeOutcome is what one probe request got.
-type probeOutcome struct {
-	status, substatus int
-	charge            float64
-	failed            bool
-	// replica is the address the request went to with --replicas, "" when it could not
-	// be sent to one (the replica set could not be resolved).
-	replica string
-}
-
-// probeFunc sends one probe request to a region.
-type probeFunc func(ctx context.Context, region string) probeOutcome
-
-// readProbe reads the item of op in one region, every other region excluded.
-func readProbe(client *engine.Client, op engine.Operation, all []string) probeFunc {
-	others := map[string][]string{}
-	for _, r := range all {
-		others[r] = without(all, r)
-	}
-	return func(ctx context.Context, region string) probeOutcome {
-		op := op
-		op.ExcludeRegions = others[region]
-		return readOutcome(client.Execute(ctx, op))
-	}
-}
-
-// readOutcome is what a probe read got: its status (408/20008 for the end-to-end
-// timeout, 0 for no answer) and the request charge of every attempt.
-func readOutcome(res *engine.Result, err error) probeOutcome {
-	out := probeOutcome{}
-	if res != nil && res.Diagnostics != nil {
-		out.charge = res.Diagnostics.RequestCharge
-	}
-	var te *engine.TimeoutError
-	switch {
-	case err == nil:
-		out.status, out.substatus = res.StatusCode, res.SubStatus
-	case errors.As(err, &te):
-		out.status, out.substatus, out.failed = 408, cosmos.SubClientE2ETimeout, true
-	default:
-		out.status, out.substatus, _ = cosmos.Status(err)
-		out.failed = true
-	}
-	return out
-}
-
-// pingProbe sends GET / to a region's own endpoint.
-func pingProbe(client *engine.Client, timeout time.Duration) probeFunc {
-	return func(ctx context.Context, region string) probeOutcome {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		resp, err := client.Ping(pctx, region)
-		out := probeOutcome{failed: err != nil}
-		if resp != nil {
-			out.status, out.substatus, out.charge = resp.StatusCode, resp.SubStatus, resp.RequestCharge
-		}
-		if err != nil && resp == nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
-			out.status, out.substatus = 408, cosmos.SubClientE2ETimeout
-		}
-		return out
-	}
-}
-
-// probeItem returns the read operation of the probe: --id and --pk as given, or the
-// probe item, created on first use.
-func (o *probeOptions) probeItem(ctx context.Context, io *IOStreams, sess *session, regions, all []string, timeout time.Duration) (engine.Operation, error) {
-	op := engine.Operation{Kind: engine.OpRead, Database: sess.settings.Database, Container: sess.settings.Container, E2ETimeout: timeout}
-	if op.Database == "" || op.Container == "" {
-		return op, usageErrorf("no database or container: give --database and --container (or set them in a profile), or use --account-only")
-	}
-	if o.id != "" {
-		pk, err := parsePartitionKey(o.pk)
-		if err != nil {
-			return op, err
-		}
-		op.ID, op.PartitionKey = o.id, pk
-		return op, nil
-	}
-	paths, err := sess.client.PartitionKeyPaths(ctx, op.Database, op.Container)
-	if err != nil {
-		return op, asUsage(err)
-	}
-	values := make([]any, len(paths))
-	for i := range values {
-		values[i] = probeItemID
-	}
-	pk, err := cosmos.PK(values...)
-	if err != nil {
-		return op, err
-	}
-	op.ID, op.PartitionKey = probeItemID, pk
-	_, err = sess.client.Execute(ctx, op)
-	if status, sub, _ := cosmos.Status(err); status != 404 || sub != 0 {
-		return op, asUsage(err)
-	}
-	up := op
-	up.Kind, up.Body = engine.OpUpsert, probeDocument(paths)
-	if _, err := sess.client.Execute(ctx, up); err != nil {
-		return op, fmt.Errorf("creating the probe item %q in %s/%s: %w (or probe an existing item with --id and --pk, or the endpoints with --account-only)", probeItemID, op.Database, op.Container, asUsage(err))
-	}
-	fmt.Fprintf(io.ErrOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s)\n", probeItemID, op.Database, op.Container, pk.JSON())
-	awaitReplication(ctx, sess.client.Derive(nil, retries.Policy{}), op, regions, all)
-	return op, nil
-}
-
-// probeDocument is the probe item: its id, and the same value at every partition key path.
-func probeDocument(paths []string) []byte {
-	doc := map[string]any{"id": probeItemID}
-	for _, path := range paths {
-		cur := doc
-		segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-		for i, seg := range segs {
-			if i == len(segs)-1 {
-				cur[seg] = probeItemID
-				break
-			}
-			next, ok := cur[seg].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				cur[seg] = next
-			}
-			cur = next
-		}
-	}
-	b, _ := json.Marshal(doc)
-	return b
-}
-
-// awaitReplication waits, briefly, until a newly created probe item can be read in every
-// probed region, so that replication lag is not reported as 404s. Whatever is still
-// missing after the wait shows in the results.
-func awaitReplication(ctx context.Context, client *engine.Client, op engine.Operation, regions, all []string) {
-	ctx, cancel := context.WithTimeout(ctx, probeReplicationWait)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, region := range regions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			read := op
-			read.ExcludeRegions = without(all, region)
-			for {
-				_, err := client.Execute(ctx, read)
-				// 404/0 (not there yet) and 404/1002 (this region's replica is behind).
-				if status, _, _ := cosmos.Status(err); status != 404 {
-					return
-				}
-				t := time.NewTimer(100 * time.Millisecond)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return
-				case <-t.C:
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

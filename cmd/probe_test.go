@@ -35,8 +35,8 @@ type probeLine struct {
 // concurrency avoid the race, and the wait.
 var serial = []string{"--concurrency", "1"}
 
-// probe runs `probe ARGS` with one request in flight per region.
-func probe(t *testing.T, args ...string) runResult {
+// runProbe runs `probe ARGS` with one request in flight per region.
+func runProbe(t *testing.T, args ...string) runResult {
 	t.Helper()
 	return cosmosctl(t, "", append(append([]string{"probe"}, serial...), args...)...)
 }
@@ -45,7 +45,7 @@ func probe(t *testing.T, args ...string) runResult {
 // interval lines and its summary line.
 func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary probeLine, r runResult) {
 	t.Helper()
-	r = probe(t, append([]string{"-o", "json"}, args...)...)
+	r = runProbe(t, append([]string{"-o", "json"}, args...)...)
 	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
 	for i, l := range lines {
 		var pl probeLine
@@ -83,7 +83,7 @@ func TestProbeTableShowsEveryRegionWithItsCounts(t *testing.T) {
 	if !strings.Contains(r.errOut, `created the probe item "cosmosctl-probe"`) {
 		t.Fatalf("the first probe says it created its item: %q", r.errOut)
 	}
-	if r := probe(t, "--count", "1"); r.code != ExitOK || r.errOut != "" {
+	if r := runProbe(t, "--count", "1"); r.code != ExitOK || r.errOut != "" {
 		t.Fatalf("a second probe reuses the item and prints nothing on stderr: %+v", r)
 	}
 }
@@ -108,7 +108,7 @@ func TestProbeLatencyOfOneRegionShowsInItsPercentilesOnly(t *testing.T) {
 
 func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
 	srv := testAccount(t)
-	probe(t, "--count", "1") // create the probe item before the fault
+	runProbe(t, "--count", "1") // create the probe item before the fault
 	rule, err := srv.AddFault(faults.Rule{Region: "North Europe", Operations: []string{"read"}, Effect: faults.EffectStatus, Status: 503})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
 	if fired := firedCount(srv, rule.ID); fired != 6 {
 		t.Fatalf("North Europe saw %d requests for 6 probes: a probe is never retried", fired)
 	}
-	r = probe(t, "--count", "4", "--regions", "north europe")
+	r = runProbe(t, "--count", "4", "--regions", "north europe")
 	if r.code != ExitOK || !strings.Contains(r.out, "4 (503/0×4)") || strings.Contains(r.out, "East US") {
 		t.Fatalf("the table shows the error breakdown of the chosen region only:\n%s%s", r.out, r.errOut)
 	}
@@ -196,7 +196,7 @@ func TestProbeFailOnExitCodes(t *testing.T) {
 			for _, f := range tc.failOn {
 				args = append(args, "--fail-on", f)
 			}
-			r := probe(t, args...)
+			r := runProbe(t, args...)
 			if r.code != tc.code || !strings.Contains(r.errOut, tc.stderr) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tc.code, r.errOut, tc.stderr)
 			}
@@ -297,7 +297,7 @@ func TestProbeUsageErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := probe(t, tc.args...)
+			r := runProbe(t, tc.args...)
 			if r.code != ExitUsage || !strings.Contains(r.errOut, tc.msg) {
 				t.Fatalf("exit %d, stderr %q; want %d mentioning %q", r.code, r.errOut, ExitUsage, tc.msg)
 			}
@@ -350,31 +350,6 @@ func TestProbeWatch(t *testing.T) {
 			t.Fatalf("live table not redrawn in place: %q", got)
 		}
 	})
-}
-
-func TestProbeStatusLine(t *testing.T) {
-	cases := []struct {
-		name     string
-		schedule workload.Schedule
-		elapsed  time.Duration
-		want     string
-	}{
-		{"a count", workload.Schedule{Count: 100}, 8200 * time.Millisecond, "probing 3 regions: 2/300 requests, 8s"},
-		{"a duration", workload.Schedule{Duration: 30 * time.Second}, 12 * time.Second, "probing 3 regions: 2 requests, 12s of 30s"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := &probeRun{opts: &probeOptions{schedule: tc.schedule}, regions: probeRegions}
-			for range probeRegions {
-				p.recorders = append(p.recorders, workload.NewRecorder())
-			}
-			p.recorders[0].Record(time.Millisecond, 200, 0, 1, false)
-			p.recorders[2].Record(time.Millisecond, 503, 0, 0, true)
-			if got := p.status(tc.elapsed); got != tc.want {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
 }
 
 func TestExitCodesHelpListsThresholdBreach(t *testing.T) {
@@ -431,7 +406,7 @@ func TestProbeReplicasListsEveryReplicaOfTheItemsRange(t *testing.T) {
 		}
 	}
 
-	r = probe(t, "--replicas", "--count", "4", "--region", "West US")
+	r = runProbe(t, "--replicas", "--count", "4", "--region", "West US")
 	lines := strings.Split(strings.TrimSpace(r.out), "\n")
 	if r.code != ExitOK || len(lines) != 2+1+1+4 || strings.Join(strings.Fields(lines[3]), " ") != "REGION RANGE REPLICA ROLE HEALTH COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
 		t.Fatalf("want the region table, a blank line and the replica table:\n%s%s", r.out, r.errOut)
@@ -485,7 +460,7 @@ func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
 		t.Fatalf("breaches %+v, stderr %q: --fail-on applies to the region and to each replica", sum.Breaches, r.errOut)
 	}
 
-	table := probe(t, "--replicas", "--count", "8", "--region", "East US")
+	table := runProbe(t, "--replicas", "--count", "8", "--region", "East US")
 	for _, row := range strings.Split(table.out, "\n") {
 		if strings.Contains(row, move.OldAddress) && (!strings.Contains(row, " unhealthy ") || !strings.Contains(row, "2 (410/0×2)")) {
 			t.Fatalf("the table shows the moved replica unhealthy with its 410s: %q", row)
@@ -495,7 +470,7 @@ func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
 
 func TestProbeReplicasWithAccountOnlyIsAUsageError(t *testing.T) {
 	testAccount(t)
-	r := probe(t, "--replicas", "--account-only")
+	r := runProbe(t, "--replicas", "--account-only")
 	if r.code != ExitUsage || !strings.Contains(r.errOut, "--account-only") || !strings.Contains(r.errOut, "--replicas") || r.out != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
 	}

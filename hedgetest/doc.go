@@ -4,5 +4,7 @@
 // recommendation: the strategy that meets a p99 target at the least extra load.
 //
 // It drives the engine like any command does and measures from outside it; it knows
-// nothing of how the account is reached or of output formats.
+// nothing of how the account is reached or of output formats. The replica-move scenario
+// (Mover) is the one exception to the first: it moves replicas of the embedded emulator
+// during each run, and counts what the moved replicas received.
 package hedgetest

@@ -1,0 +1,106 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/metrics"
+	"github.com/cosmosctl/cosmosctl/retries"
+)
+
+// outcome is what one probe request got.
+type outcome struct {
+	status, substatus int
+	charge            float64
+	failed            bool
+	// replica is the address the request went to with --replicas, "" when it could not
+	// be sent to one (the replica set could not be resolved).
+	replica string
+}
+
+// timeoutOutcome is a request the end-to-end timeout cut short, as Java reports it.
+var timeoutOutcome = outcome{status: 408, substatus: cosmos.SubClientE2ETimeout, failed: true}
+
+// sendFunc sends one probe request to a region.
+type sendFunc func(ctx context.Context, region string) outcome
+
+// readProbe reads the item of op in one region, every other region excluded.
+func readProbe(client *engine.Client, op engine.Operation, all []string) sendFunc {
+	others := map[string][]string{}
+	for _, r := range all {
+		others[r] = without(all, r)
+	}
+	return func(ctx context.Context, region string) outcome {
+		op := op
+		op.ExcludeRegions = others[region]
+		return readOutcome(client.Execute(ctx, op))
+	}
+}
+
+// readOutcome is what a probe read got: its status (408/20008 for the end-to-end
+// timeout, 0 for no answer) and the request charge of every attempt.
+func readOutcome(res *engine.Result, err error) outcome {
+	out := outcome{}
+	if res != nil && res.Diagnostics != nil {
+		out.charge = res.Diagnostics.RequestCharge
+	}
+	var te *engine.TimeoutError
+	switch {
+	case err == nil:
+		out.status, out.substatus = res.StatusCode, res.SubStatus
+	case errors.As(err, &te):
+		out.status, out.substatus, out.failed = timeoutOutcome.status, timeoutOutcome.substatus, true
+	default:
+		out.status, out.substatus, _ = cosmos.Status(err)
+		out.failed = true
+	}
+	return out
+}
+
+// pingProbe sends GET / to a region's own endpoint.
+func pingProbe(client *engine.Client, timeout time.Duration) sendFunc {
+	return func(ctx context.Context, region string) outcome {
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp, err := client.Ping(pctx, region)
+		out := outcome{failed: err != nil}
+		if resp != nil {
+			out.status, out.substatus, out.charge = resp.StatusCode, resp.SubStatus, resp.RequestCharge
+		}
+		if err != nil && resp == nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+			out.status, out.substatus = timeoutOutcome.status, timeoutOutcome.substatus
+		}
+		return out
+	}
+}
+
+// withHedgedRow adds the row HedgedRow to send: op read through the effective regions
+// with the hedging strategy, observed by the metrics if any.
+func withHedgedRow(pinned sendFunc, opts Options, op engine.Operation) sendFunc {
+	op.Hedge, op.ExcludeRegions = opts.Hedge, opts.HedgeExclude
+	hedged := opts.Client.Derive(opts.HedgePreferred, retries.Policy{})
+	return func(ctx context.Context, region string) outcome {
+		if region != HedgedRow {
+			return pinned(ctx, region)
+		}
+		res, err := hedged.Execute(ctx, op)
+		if opts.Metrics != nil && res != nil {
+			opts.Metrics.ObserveOperation(res.Diagnostics)
+		}
+		return readOutcome(res, err)
+	}
+}
+
+// observed has the metrics observe every request send makes.
+func observed(send sendFunc, m *metrics.Probe, request string, clk clock.Clock) sendFunc {
+	return func(ctx context.Context, region string) outcome {
+		start := clk.Now()
+		out := send(ctx, region)
+		m.ObserveRequest(region, request, clk.Now().Sub(start), out.status, out.substatus, out.failed)
+		return out
+	}
+}
