@@ -118,7 +118,8 @@ type settingsFlags struct {
 	profile, endpoint, keyFile, database, container, output string
 	connectionMode, auth, aadTokenFile                      string
 	preferredRegions, excludeRegions                        []string
-	e2eTimeout                                              time.Duration
+	e2eTimeout, attemptTimeout                              time.Duration
+	noHealthMemory                                          bool
 	// hedge is set on commands that take the hedging flags (reads, config show).
 	hedge *hedgeFlags
 	// writeRetryFlag is the --write-retries value of a write command that was given one.
@@ -142,6 +143,8 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&s.preferredRegions, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
 	f.StringSliceVar(&s.excludeRegions, "exclude", nil, "regions not to use; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
 	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
+	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
+	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
 	f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
 	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
@@ -186,6 +189,12 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	}
 	if f.Changed("output") {
 		fl.Output = &s.output
+	}
+	if f.Changed("attempt-timeout") {
+		fl.AttemptTimeout = &s.attemptTimeout
+	}
+	if f.Changed("no-health-memory") {
+		fl.NoHealthMemory = &s.noHealthMemory
 	}
 	if f.Changed("connection-mode") {
 		fl.ConnectionMode = &s.connectionMode
@@ -380,6 +389,8 @@ func shownSettings(st config.Settings) []shownSetting {
 		row("preferred_regions", st.PreferredRegions, strings.Join(st.PreferredRegions, ",")),
 		row("exclude_regions", st.ExcludeRegions, strings.Join(st.ExcludeRegions, ",")),
 		dur("e2e_timeout", st.E2ETimeout),
+		dur("attempt_timeout", st.AttemptTimeout),
+		row("health_memory", st.HealthMemory, onOff(st.HealthMemory)),
 		row("output", st.Output, st.Output),
 		row("hedging.mode", h.Mode, string(h.Mode)),
 		dur("hedging.threshold", h.Threshold),
@@ -584,4 +595,11 @@ func dashIfEmpty(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

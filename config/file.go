@@ -40,6 +40,8 @@ type Profile struct {
 	PreferredRegions []string
 	ExcludeRegions   []string
 	E2ETimeout       time.Duration
+	AttemptTimeout   time.Duration
+	HealthMemory     bool
 	ConnectionMode   string
 	Output           string
 	Hedging          Hedging
@@ -79,6 +81,8 @@ type rawProfile struct {
 	PreferredRegions []string `toml:"preferred_regions"`
 	ExcludeRegions   []string `toml:"exclude_regions"`
 	E2ETimeout       string   `toml:"e2e_timeout"`
+	AttemptTimeout   string   `toml:"attempt_timeout"`
+	HealthMemory     bool     `toml:"health_memory"`
 	Output           string   `toml:"output"`
 	ConnectionMode   string   `toml:"connection_mode"`
 	Hedging          struct {
@@ -169,6 +173,11 @@ func (rp rawProfile) validate(name string, set map[string]bool) (Profile, error)
 	check("connection_string", func() error { _, _, e := ParseConnectionString(rp.ConnectionString); return e })
 	check("auth", func() (e error) { p.Auth, e = parseAuth(rp.Auth); return })
 	check("e2e_timeout", func() (e error) { p.E2ETimeout, e = parseDuration("e2e_timeout", rp.E2ETimeout); return })
+	check("attempt_timeout", func() (e error) {
+		p.AttemptTimeout, e = parseDuration("attempt_timeout", rp.AttemptTimeout)
+		return
+	})
+	check("health_memory", func() error { p.HealthMemory = rp.HealthMemory; return nil })
 	check("output", func() (e error) { p.Output, e = parseOutput(rp.Output); return })
 	check("connection_mode", func() (e error) { p.ConnectionMode, e = parseConnectionMode(rp.ConnectionMode); return })
 	check("hedging.mode", func() (e error) { p.Hedging.Mode, e = parseHedgingMode(rp.Hedging.Mode); return })

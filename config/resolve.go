@@ -28,6 +28,8 @@ type Flags struct {
 	PreferredRegions *[]string      // --preferred-regions
 	ExcludeRegions   *[]string      // --exclude
 	E2ETimeout       *time.Duration // --e2e-timeout
+	AttemptTimeout   *time.Duration // --attempt-timeout
+	NoHealthMemory   *bool          // --no-health-memory
 	Output           *string        // -o, --output
 	ConnectionMode   *string        // --connection-mode
 	HedgingMode      *string        // --hedging
@@ -66,7 +68,13 @@ type Settings struct {
 	PreferredRegions []string
 	ExcludeRegions   []string
 	E2ETimeout       time.Duration // 0: no end-to-end timeout
-	Output           string        // OutputTable or OutputJSON
+	// AttemptTimeout caps each attempt's own timeout; 0 keeps the built-in ladders
+	// (point operations 6s → 10s → 65s, metadata and the account lookup shorter).
+	AttemptTimeout time.Duration
+	// HealthMemory says whether region health and learned hedging thresholds are
+	// remembered between commands (default on).
+	HealthMemory bool
+	Output       string // OutputTable or OutputJSON
 	// ConnectionMode is ConnectionGateway (default) or ConnectionDirect.
 	ConnectionMode string
 	Hedging        Hedging
@@ -211,6 +219,19 @@ func (r *resolver) settings() error {
 		},
 		func() (err error) {
 			s.E2ETimeout, err = pickDuration(r, "e2e_timeout", fl.E2ETimeout, "--e2e-timeout", "COSMOSCTL_E2E_TIMEOUT", p.E2ETimeout)
+			return
+		},
+		func() (err error) {
+			s.AttemptTimeout, err = pickDuration(r, "attempt_timeout", fl.AttemptTimeout, "--attempt-timeout", "COSMOSCTL_ATTEMPT_TIMEOUT", p.AttemptTimeout)
+			return
+		},
+		func() (err error) {
+			var flag *string
+			if fl.NoHealthMemory != nil {
+				v := fmt.Sprint(!*fl.NoHealthMemory)
+				flag = &v
+			}
+			s.HealthMemory, err = pick(r, "health_memory", flag, "--no-health-memory", "COSMOSCTL_HEALTH_MEMORY", parseOnOff, p.HealthMemory, true)
 			return
 		},
 		func() (err error) {

@@ -17,7 +17,7 @@ import (
 // `cosmosctl config show` prints them.
 var profileKeys = []string{
 	"endpoint", "key", "key_file", "connection_string", "auth", "aad_token_file", "database", "container",
-	"preferred_regions", "exclude_regions", "e2e_timeout", "output", "connection_mode",
+	"preferred_regions", "exclude_regions", "e2e_timeout", "attempt_timeout", "health_memory", "output", "connection_mode",
 	"hedging.mode", "hedging.threshold", "hedging.step", "hedging.max_regions", "hedging.budget",
 	"write_retries.policy",
 }
@@ -127,7 +127,9 @@ func settingValue(key, value string) (any, error) {
 		out, err = parseAuth(value)
 	case "preferred_regions", "exclude_regions":
 		out = splitList(value)
-	case "e2e_timeout", "hedging.threshold", "hedging.step":
+	case "health_memory":
+		out, err = parseOnOff(value)
+	case "e2e_timeout", "attempt_timeout", "hedging.threshold", "hedging.step":
 		_, err = parseDuration(key, value)
 	case "output":
 		out, err = parseOutput(value)

@@ -128,6 +128,17 @@ func checkDuration(key string, d time.Duration) error {
 	return nil
 }
 
+// parseOnOff reads a switch: on/off, true/false, yes/no, 1/0.
+func parseOnOff(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("must be on or off (or true/false), not %q", s)
+}
+
 func parseOutput(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
 	case OutputTable, OutputJSON:

@@ -88,8 +88,28 @@ func NewHTTPClient() *http.Client {
 	tr.MaxIdleConnsPerHost = 128
 	tr.IdleConnTimeout = 90 * time.Second
 	tr.ResponseHeaderTimeout = 0
-	tr.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		// The engine bounds connecting separately from waiting for the answer: a region
+		// that does not accept connections is given up on in a second, one that accepted
+		// the request is given the response timeout.
+		if d, ok := ctx.Value(connectTimeoutKey{}).(time.Duration); ok && d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
 	return &http.Client{Transport: tr}
+}
+
+type connectTimeoutKey struct{}
+
+// WithConnectTimeout bounds how long a request sent with ctx through an HTTP client from
+// NewHTTPClient may wait for a new connection; a pooled connection is used at once. The
+// value travels to the dialer, which net/http runs with the request's values.
+func WithConnectTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, connectTimeoutKey{}, d)
 }
 
 // Do signs req and sends it to endpoint (scheme://host:port). A response with status 400

@@ -9,6 +9,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/addrcache"
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
 
@@ -35,6 +36,20 @@ type Options struct {
 	// NoReplicaHealth turns the address cache's health ordering off: for comparison
 	// only, to show what health awareness buys.
 	NoReplicaHealth bool
+	// AttemptTimeouts bound each attempt; nil means DefaultAttemptTimeouts().
+	AttemptTimeouts *AttemptTimeouts
+	// KnownAccount is the account topology an earlier process saved, or nil. When
+	// KnownAccountFresh is set it is used without asking the service; otherwise it only
+	// names the regional endpoints that the account lookup falls back to.
+	KnownAccount      *cosmos.Account
+	KnownAccountFresh bool
+	// OnAccount is called with every account topology read from the service (a command
+	// saves it for the next process).
+	OnAccount func(*cosmos.Account)
+	// Health is the region health store the client orders regions by and feeds with
+	// every attempt's outcome; nil turns region health off. Clients derived from this
+	// one share it.
+	Health *health.Store
 }
 
 // Client runs operations against one account. It is safe for concurrent use; the
@@ -45,7 +60,10 @@ type Client struct {
 	clock     clock.Clock
 	preferred []string
 	policy    retries.Policy
+	timeouts  AttemptTimeouts
+	health    *health.Store
 	topology  *topology
+	opts      Options
 
 	mu         sync.Mutex
 	containers map[string]cosmos.PartitionKeyDefinition
@@ -78,7 +96,22 @@ func New(opts Options) (*Client, error) {
 	if opts.Retry != nil {
 		c.policy = *opts.Retry
 	}
-	c.topology = &topology{endpoint: c.endpoint, transport: c.transport}
+	c.timeouts = DefaultAttemptTimeouts()
+	if opts.AttemptTimeouts != nil {
+		if err := opts.AttemptTimeouts.Validate(); err != nil {
+			return nil, err
+		}
+		c.timeouts = *opts.AttemptTimeouts
+	}
+	c.opts = opts
+	c.health = opts.Health
+	c.topology = &topology{endpoint: c.endpoint, preferred: opts.PreferredRegions, onFetch: opts.OnAccount, known: opts.KnownAccount,
+		send: func(ctx context.Context, i int, endpoint string, req *cosmos.Request) sent {
+			return c.send(ctx, ClassAccount, i, endpoint, req)
+		}}
+	if opts.KnownAccount != nil && opts.KnownAccountFresh {
+		c.topology.account = opts.KnownAccount
+	}
 	if opts.Direct {
 		c.addr = addrcache.New(gatewayResolver{c}, c.clock, addrcache.Options{DisableHealth: opts.NoReplicaHealth})
 	}
@@ -91,6 +124,9 @@ func (c *Client) Close() {
 		c.addr.Close()
 	}
 }
+
+// Health is the client's region health store, or nil.
+func (c *Client) Health() *health.Store { return c.health }
 
 // AddressCache is the client's replica address cache (direct mode), or nil.
 func (c *Client) AddressCache() *addrcache.Cache { return c.addr }

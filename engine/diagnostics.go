@@ -50,7 +50,11 @@ type Attempt struct {
 	// ReplicaHealth its health in the address cache when it was chosen.
 	Replica       string `json:"replica,omitempty"`
 	ReplicaHealth string `json:"replica_health,omitempty"`
-	done          bool
+	// Timeout is the attempt's own timeout (clamped to what was left of the end-to-end
+	// timeout), and TimedOut whether it expired before an answer came.
+	Timeout  time.Duration `json:"-"`
+	TimedOut bool          `json:"timed_out"`
+	done     bool
 }
 
 // RegionNote says whether a region was in the effective list and why.
@@ -74,6 +78,9 @@ type Diagnostics struct {
 	// Fallback explains why an operation used a region outside its effective list
 	// (every region excluded, or a write on a single-write account).
 	Fallback string `json:"fallback"`
+	// HealthOrder is the order the regions were used in when region health moved an
+	// unavailable one last; empty when it changed nothing (see Notes for why).
+	HealthOrder []string `json:"health_order,omitempty"`
 	// HedgeConfig describes the availability strategy ("off" until hedging is enabled).
 	HedgeConfig      string        `json:"hedge_config"`
 	E2ETimeout       time.Duration `json:"-"`
@@ -166,6 +173,13 @@ func (r *recorder) cancel(i int, why string) {
 	a.Duration = r.now().Sub(r.start) - a.Start
 	a.Outcome = OutcomeCancelled
 	a.Error = why
+}
+
+// setTimeout records an attempt's timeout and whether it expired.
+func (r *recorder) setTimeout(i int, d time.Duration, expired bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Attempts[i].Timeout, r.d.Attempts[i].TimedOut = d, expired
 }
 
 // setReplica records the replica an attempt went to.

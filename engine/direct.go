@@ -30,7 +30,7 @@ func (c *Client) containerRouting(ctx context.Context, db, coll, endpoint string
 	if ok {
 		return info, nil
 	}
-	resp, err := c.transport.Do(ctx, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (c *Client) containerRouting(ctx context.Context, db, coll, endpoint string
 	}
 	// _self is "dbs/{dbRid}/colls/{collRid}/".
 	link := strings.TrimSuffix(container.Self, "/")
-	resp, err = c.transport.Do(ctx, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
+	resp, err = c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (g gatewayResolver) Resolve(ctx context.Context, key addrcache.Key, force b
 	if force {
 		req.Header.Set(cosmos.HeaderForceRefresh, "true")
 	}
-	resp, err := g.c.transport.Do(ctx, endpoint, req)
+	resp, err := g.c.do(ctx, ClassMetadata, endpoint, req)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,12 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(&TimeoutError{Timeout: op.E2ETimeout, Cause: cause})
 	}
 
-	acct, err := c.topology.get(ctx)
+	acct, fetched, err := c.topology.getFetched(ctx)
+	if fetched {
+		for _, n := range c.topology.lookupNotes() {
+			rec.note("account lookup: " + n)
+		}
+	}
 	if err != nil {
 		if timedOut() {
 			return timeout(err)
@@ -55,6 +60,10 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(err)
 	}
 	rec.setPlan(plan)
+	plan, op.probe = c.orderByHealth(rec, plan, op.Kind)
+	// A probe ticket that no attempt settled (the operation never got to its region)
+	// frees the slot for the next operation.
+	defer op.probe.Abandoned()
 	if err := c.prepare(ctx, &op, endpointOf(plan.targets[0])); err != nil {
 		if timedOut() {
 			return timeout(err)
@@ -128,6 +137,9 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 	}
 	res := armResult{last: -1}
 	tried := map[string]bool{} // replicas that failed this operation (direct mode)
+	// tries counts the arm's attempts in its current region: the rung of the attempt
+	// timeout ladder the next one uses.
+	tries := 0
 	for {
 		region := plan.targets[idx]
 		req := op.request(acct.EnableMultipleWriteLocations)
@@ -144,14 +156,18 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			rec.setReplica(i, replica.URL, replica.Health.String())
 		}
 		res.last = i
-		resp, err := c.transport.Do(ctx, target, req)
+		at := c.send(ctx, ClassPoint, tries, target, req)
+		tries++
+		resp, err := at.resp, at.err
 		res.resp, res.err = resp, err
+		rec.setTimeout(i, at.timeout, at.expired)
+		c.recordHealth(op, region.Name, at, ctx.Err() != nil && resp == nil, direct)
 		if ctx.Err() != nil && resp == nil {
 			rec.cancel(i, context.Cause(ctx).Error())
 			res.err = ctx.Err()
 			return res
 		}
-		out := retries.Outcome{}
+		out := retries.Outcome{TimedOut: at.expired, Timeout: at.timeout}
 		if resp != nil {
 			out.StatusCode, out.SubStatus = resp.StatusCode, resp.SubStatus
 			out.RetryAfter = retryAfterMs(err)
@@ -210,6 +226,9 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		case retries.Stop:
 			return res
 		case retries.RetrySameRegion:
+			if d.RefreshRouting {
+				c.forgetRouting(op.Database, op.Container)
+			}
 			if !c.sleep(ctx, d.Wait) {
 				res.err = ctx.Err()
 				return res
@@ -224,7 +243,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			if next < 0 {
 				return res
 			}
-			idx = next
+			idx, tries = next, 0
 			reason = ReasonFailover
 		case retries.RefreshAccount:
 			if a.pinned >= 0 {
@@ -240,7 +259,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			}
 			acct, plan = fresh, nextPlan
 			rec.setPlan(plan)
-			idx = 0
+			idx, tries = 0, 0
 			reason = ReasonRetry
 		}
 	}
@@ -316,6 +335,7 @@ func (c *Client) withE2ETimeout(ctx context.Context, timeout time.Duration) (bou
 	var expired atomic.Bool
 	var t clock.Timer
 	if timeout > 0 {
+		ctx = context.WithValue(ctx, e2eDeadlineKey{}, c.clock.Now().Add(timeout))
 		t = c.clock.AfterFunc(timeout, func() {
 			expired.Store(true)
 			cancel(errE2ETimeout)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -49,6 +50,10 @@ type fakeTransport struct {
 	// blocked receives once for every request that starts blocking, so a test can
 	// advance a fake clock only once the attempt is in flight.
 	blocked chan string
+	// accountReplies answer GET / per endpoint instead of the account (a status of 0
+	// is a refused connection); accountCalls lists the endpoints asked, in order.
+	accountReplies map[string]reply
+	accountCalls   []string
 }
 
 func newFakeTransport(acct cosmos.Account) *fakeTransport {
@@ -60,8 +65,21 @@ func (f *fakeTransport) on(endpoint string, rs ...reply) { f.replies[endpoint] =
 func (f *fakeTransport) Do(ctx context.Context, endpoint string, req *cosmos.Request) (*cosmos.Response, error) {
 	f.mu.Lock()
 	if req.Path == "/" {
+		f.accountCalls = append(f.accountCalls, endpoint)
+		r, special := f.accountReplies[endpoint]
 		body, _ := json.Marshal(f.account)
 		f.mu.Unlock()
+		switch {
+		case !special:
+		case r.block:
+			f.blocked <- endpoint
+			<-ctx.Done()
+			return nil, &cosmos.NetworkError{Endpoint: endpoint, Sent: true, Err: ctx.Err()}
+		case r.status == 0:
+			return nil, &cosmos.NetworkError{Endpoint: endpoint, Err: errors.New("connection refused")}
+		case r.status >= 400:
+			return &cosmos.Response{StatusCode: r.status, Header: http.Header{}}, &cosmos.Error{StatusCode: r.status}
+		}
 		return &cosmos.Response{StatusCode: 200, Body: body, Header: http.Header{}}, nil
 	}
 	if req.Method == http.MethodGet && len(cosmos.PathSegments(req.Path)) == 4 {

@@ -124,6 +124,9 @@ func (c *Client) runHedged(ctx context.Context, rec *recorder, op *Operation, ac
 	if out.Winner >= 0 {
 		w := results[out.Winner]
 		rec.setOutcome(w.last, OutcomeWon, "")
+		if out.Winner > 0 && firstBeaten(rec, plan.targets[0].Name) {
+			c.recordHedgeLoss(op, plan.targets[0].Name, winnerRegion(rec, results, out.Winner))
+		}
 		return w
 	}
 	return results[0]
@@ -148,4 +151,17 @@ func firstLatency(rec *recorder) (time.Duration, bool) {
 	}
 	a := rec.d.Attempts[0]
 	return a.Duration, a.done && a.StatusCode != 0 && a.Outcome != OutcomeCancelled
+}
+
+// firstBeaten reports whether the operation's first attempt, to its first region, was
+// still waiting when another region's answer won: a hedge loss for that region (a first
+// region that answered with an error has that failure recorded instead).
+func firstBeaten(rec *recorder, first string) bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.d.Attempts) == 0 {
+		return false
+	}
+	a := rec.d.Attempts[0]
+	return a.Region == first && (a.Outcome == OutcomeCancelled || a.Outcome == OutcomeLost || a.Outcome == OutcomeInFlight)
 }

@@ -16,7 +16,8 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		plain
 		StartMs    float64 `json:"start_ms"`
 		DurationMs float64 `json:"duration_ms"`
-	}{plain(a), ms(a.Start), ms(a.Duration)})
+		TimeoutMs  float64 `json:"timeout_ms"`
+	}{plain(a), ms(a.Start), ms(a.Duration), ms(a.Timeout)})
 }
 
 // MarshalJSON adds the timing fields with their units.

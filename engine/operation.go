@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
@@ -50,6 +51,8 @@ type Operation struct {
 
 	// trackingID is the _trackingId put in the document, once per logical write.
 	trackingID string
+	// probe is the region health probe ticket the operation was granted, if any.
+	probe health.Probe
 	// req is the request every attempt sends (see request).
 	req     *cosmos.Request
 	reqOnce *sync.Once

@@ -80,7 +80,7 @@ func (c *Client) Regions(ctx context.Context, exclude []string, ping bool) (*Reg
 			go func(r *RegionInfo) {
 				defer wg.Done()
 				start := c.clock.Now()
-				resp, err := c.transport.Do(ctx, r.Endpoint, &cosmos.Request{Method: http.MethodGet, Path: "/"})
+				resp, err := c.do(ctx, ClassAccount, r.Endpoint, &cosmos.Request{Method: http.MethodGet, Path: "/"})
 				r.Latency = c.clock.Now().Sub(start)
 				if resp != nil {
 					r.Status = resp.StatusCode
@@ -123,7 +123,9 @@ func (r RegionInfo) MarshalJSON() ([]byte, error) {
 // account topology, with its own preferred regions and retry policy. Probes use it to
 // send requests that are never retried, so that every 429 and 503 is counted.
 func (c *Client) Derive(preferred []string, retry retries.Policy) *Client {
-	d, _ := New(Options{Endpoint: c.endpoint, Transport: c.transport, Clock: c.clock, PreferredRegions: preferred, Retry: &retry})
+	o := c.opts
+	o.PreferredRegions, o.Retry, o.Direct = preferred, &retry, false
+	d, _ := New(o)
 	d.topology = c.topology
 	d.addr = c.addr
 	return d
@@ -139,7 +141,7 @@ func (c *Client) Ping(ctx context.Context, region string) (*cosmos.Response, err
 	}
 	for _, l := range append(append([]cosmos.Location(nil), acct.ReadableLocations...), acct.WritableLocations...) {
 		if cosmos.SameRegion(l.Name, region) {
-			return c.transport.Do(ctx, endpointOf(l), &cosmos.Request{Method: http.MethodGet, Path: "/"})
+			return c.do(ctx, ClassAccount, endpointOf(l), &cosmos.Request{Method: http.MethodGet, Path: "/"})
 		}
 	}
 	return nil, inputErrorf("region %q is not a region of this account; its regions are %s", region, strings.Join(quoted(acct.ReadRegions()), ", "))

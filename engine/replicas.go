@@ -31,8 +31,9 @@ var (
 // to replicas through an address cache of its own, with or without health awareness.
 // The caller closes it.
 func (c *Client) DeriveDirect(preferred []string, retry retries.Policy, noReplicaHealth bool) *Client {
-	d, _ := New(Options{Endpoint: c.endpoint, Transport: c.transport, Clock: c.clock, PreferredRegions: preferred, Retry: &retry,
-		Direct: true, NoReplicaHealth: noReplicaHealth})
+	o := c.opts
+	o.PreferredRegions, o.Retry, o.Direct, o.NoReplicaHealth = preferred, &retry, true, noReplicaHealth
+	d, _ := New(o)
 	d.topology = c.topology
 	return d
 }
@@ -157,7 +158,7 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 	target := strings.TrimRight(replica.URL, "/")
 	i := rec.begin(loc.Name, target, ReasonInitial)
 	rec.setReplica(i, replica.URL, replica.Health.String())
-	resp, err := c.transport.Do(ctx, target, op.request(acct.EnableMultipleWriteLocations))
+	resp, err := c.do(ctx, ClassPoint, target, op.request(acct.EnableMultipleWriteLocations))
 	if ctx.Err() != nil && resp == nil {
 		rec.cancel(i, context.Cause(ctx).Error())
 		return fail(ctx.Err())

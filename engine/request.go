@@ -85,7 +85,7 @@ func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll, endpoint 
 	if ok {
 		return def, nil
 	}
-	resp, err := c.transport.Do(ctx, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
 	if err != nil {
 		return def, err
 	}
@@ -97,6 +97,16 @@ func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll, endpoint 
 	c.containers[key] = container.PartitionKey
 	c.mu.Unlock()
 	return container.PartitionKey, nil
+}
+
+// forgetRouting drops what the client cached of a container's definition and partition
+// key ranges, after a 410 said the partition moved: the next request reads them again.
+func (c *Client) forgetRouting(db, coll string) {
+	key := db + "/" + coll
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.containers, key)
+	delete(c.routing, key)
 }
 
 // partitionKeyFromDocument reads a document's partition key value at the container's

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -15,11 +16,24 @@ var sprintf = fmt.Sprintf
 
 // topology caches the account's regions (GET /) for the life of the process. It is
 // re-read when a 403/3 says the write region moved.
+//
+// A fresh process may start from a topology an earlier one saved (known): used as it is
+// when fresh, it saves the lookup; when old, it still names the regional endpoints to ask
+// when the global endpoint does not answer. The global endpoint of a real account
+// resolves to the write region, so when that region is down the account lookup fails
+// there first, and only the regional endpoints can answer.
 type topology struct {
 	endpoint  string
-	transport Transport
-	mu        sync.Mutex
-	account   *cosmos.Account
+	send      func(ctx context.Context, i int, endpoint string, req *cosmos.Request) sent
+	preferred []string
+	// onFetch is told of every account read from the service (to save it).
+	onFetch func(*cosmos.Account)
+
+	mu      sync.Mutex
+	account *cosmos.Account
+	known   *cosmos.Account
+	// lookups records, for diagnostics, how the account was last looked up.
+	lookups []string
 }
 
 func (t *topology) get(ctx context.Context) (*cosmos.Account, error) {
@@ -31,45 +45,142 @@ func (t *topology) get(ctx context.Context) (*cosmos.Account, error) {
 	return t.fetchLocked(ctx)
 }
 
-// refresh re-reads the account. The global endpoint is asked first; if it does not
-// answer, each regional endpoint in turn, as the SDKs do when a region is down.
+// getFetched is get that also says whether this call read the account from the service.
+func (t *topology) getFetched(ctx context.Context) (*cosmos.Account, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.account != nil {
+		return t.account, false, nil
+	}
+	a, err := t.fetchLocked(ctx)
+	return a, true, err
+}
+
+// refresh re-reads the account.
 func (t *topology) refresh(ctx context.Context) (*cosmos.Account, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.fetchLocked(ctx)
 }
 
-func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
-	endpoints := []string{t.endpoint}
-	if t.account != nil {
-		for _, l := range t.account.ReadableLocations {
-			endpoints = append(endpoints, strings.TrimRight(l.Endpoint, "/"))
+// lookupEndpoints are the endpoints asked for the account, in order: the global
+// endpoint, then the preferred regions' own endpoints, then every other regional
+// endpoint known (from this process's topology or the one saved by an earlier process),
+// as the SDKs fall back when the global endpoint is down. For a region known by name
+// only, a real account's regional endpoint is derived from the global one
+// (https://acct.documents.azure.com → https://acct-westus.documents.azure.com).
+func (t *topology) lookupEndpoints() []string {
+	eps := []string{t.endpoint}
+	add := func(ep string) {
+		ep = strings.TrimRight(ep, "/")
+		if ep != "" && !contains(eps, ep) {
+			eps = append(eps, ep)
 		}
 	}
+	var locs []cosmos.Location
+	for _, a := range []*cosmos.Account{t.account, t.known} {
+		if a != nil {
+			locs = append(append(locs, a.ReadableLocations...), a.WritableLocations...)
+		}
+	}
+	for _, name := range t.preferred {
+		found := false
+		for _, l := range locs {
+			if cosmos.SameRegion(l.Name, name) {
+				add(l.Endpoint)
+				found = true
+				break
+			}
+		}
+		if !found {
+			add(cosmos.RegionalEndpoint(t.endpoint, name))
+		}
+	}
+	for _, l := range locs {
+		add(l.Endpoint)
+	}
+	return eps
+}
+
+func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
 	var lastErr error
-	for _, ep := range endpoints {
-		resp, err := t.transport.Do(ctx, ep, &cosmos.Request{Method: http.MethodGet, Path: "/"})
-		if err != nil {
-			lastErr = err
+	var tried []string
+	for _, ep := range t.lookupEndpoints() {
+		at := t.send(ctx, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: "/"})
+		if at.err != nil {
+			lastErr = at.err
+			tried = append(tried, fmt.Sprintf("%s: %s", ep, lookupProblem(at)))
 			if ctx.Err() != nil {
 				break
 			}
 			continue
 		}
 		var acct cosmos.Account
-		if err := json.Unmarshal(resp.Body, &acct); err != nil {
+		if err := json.Unmarshal(at.resp.Body, &acct); err != nil {
 			lastErr = fmt.Errorf("the account at %s answered GET / with something that is not a Cosmos DB account: %v", ep, err)
+			tried = append(tried, fmt.Sprintf("%s: not a Cosmos DB account", ep))
 			continue
 		}
 		if len(acct.ReadableLocations) == 0 || len(acct.WritableLocations) == 0 {
 			lastErr = fmt.Errorf("the account at %s lists no regions", ep)
+			tried = append(tried, fmt.Sprintf("%s: lists no regions", ep))
 			continue
 		}
 		t.account = &acct
+		t.lookups = tried
+		if len(tried) > 0 {
+			t.lookups = append(t.lookups, "account read from "+ep)
+		}
+		if t.onFetch != nil {
+			t.onFetch(&acct)
+		}
 		return t.account, nil
+	}
+	if ctx.Err() != nil || lastErr == nil {
+		if lastErr == nil {
+			lastErr = ctx.Err()
+		}
+		return nil, lastErr
+	}
+	if len(tried) > 1 {
+		return nil, &AccountLookupError{Tried: tried, Last: lastErr}
 	}
 	return nil, lastErr
 }
+
+// lookupNotes says how the account was found when the global endpoint did not answer.
+func (t *topology) lookupNotes() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lookups...)
+}
+
+func lookupProblem(at sent) string {
+	switch {
+	case at.expired:
+		return fmt.Sprintf("no answer within %s", at.timeout)
+	case at.resp != nil:
+		return fmt.Sprintf("answered %d", at.resp.StatusCode)
+	}
+	var ne *cosmos.NetworkError
+	if errors.As(at.err, &ne) {
+		return ne.Err.Error()
+	}
+	return at.err.Error()
+}
+
+// AccountLookupError is an account that no endpoint answered GET / for: the global
+// endpoint and every regional endpoint known.
+type AccountLookupError struct {
+	Tried []string
+	Last  error
+}
+
+func (e *AccountLookupError) Error() string {
+	return "no endpoint of the account answered GET / (" + strings.Join(e.Tried, "; ") + ")"
+}
+
+func (e *AccountLookupError) Unwrap() error { return e.Last }
 
 // regionPlan is where an operation may go, in order, and why.
 type regionPlan struct {

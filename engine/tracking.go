@@ -67,7 +67,7 @@ func (c *Client) verifyTrackingID(ctx context.Context, rec *recorder, op *Operat
 	req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.ItemPath(op.Database, op.Container, op.ID), Header: http.Header{}}
 	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
 	i := rec.begin(region.Name, endpointOf(region), ReasonVerify)
-	resp, err := c.transport.Do(ctx, endpointOf(region), req)
+	resp, err := c.do(ctx, ClassPoint, endpointOf(region), req)
 	if resp == nil {
 		rec.finish(i, 0, 0, 0, "", err.Error())
 		rec.setOutcome(i, OutcomeFailed, "could not read the item to check its _trackingId")

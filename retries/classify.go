@@ -1,5 +1,7 @@
 package retries
 
+import "time"
+
 // IsFinal reports whether a result ends a hedging race: any status below 400, and 400,
 // 401, 405, 409, 412, 413, and 404 with substatus 0. The Java, .NET and Python SDKs share
 // this list; everything else (429, 503, 408, 410, 404/1002, 449, 500 …) is transient, and
@@ -10,6 +12,11 @@ func IsFinal(status, sub int) bool {
 		return true
 	case status == 404:
 		return sub == 0
+	case status == 403:
+		// An authorization failure (5301: the identity lacks a data-plane role, and
+		// every other substatus) is the same in every region; only "this region does
+		// not take writes" (3, 1008) sends the request elsewhere.
+		return !IsWriteForbidden(status, sub)
 	}
 	switch status {
 	case 400, 401, 405, 409, 412, 413:
@@ -33,4 +40,8 @@ type Outcome struct {
 	RetryAfter float64 // milliseconds
 	// Sent says whether the request reached the wire, for attempts without a response.
 	Sent bool
+	// TimedOut says the attempt's own timeout (Timeout) expired before an answer: for
+	// a read like a 408, for a write sent an ambiguous failure.
+	TimedOut bool
+	Timeout  time.Duration
 }

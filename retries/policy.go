@@ -29,6 +29,9 @@ type Decision struct {
 	Action Action
 	Wait   time.Duration
 	Note   string
+	// RefreshRouting asks the engine to forget what it cached of the container's
+	// partition key ranges and replica addresses before the retry.
+	RefreshRouting bool
 }
 
 // Policy holds the retry limits. The defaults match the SDKs': 9 throttling retries
@@ -41,6 +44,9 @@ type Policy struct {
 	MaxNotSentRetries    int
 	MaxSameRegionRetries int
 	SameRegionRetryWait  time.Duration
+	// MaxRoutingRetries caps the retries after a 410 that says the partition moved
+	// (IsRoutingGone), reads and writes alike: such a request was not applied.
+	MaxRoutingRetries int
 	// MaxWriteRetries caps the retries of one write after ambiguous failures, with a
 	// back-off from WriteRetryBaseWait doubling up to WriteRetryMaxWait.
 	MaxWriteRetries    int
@@ -58,6 +64,7 @@ func DefaultPolicy() Policy {
 		MaxNotSentRetries:    3,
 		MaxSameRegionRetries: 1,
 		SameRegionRetryWait:  50 * time.Millisecond,
+		MaxRoutingRetries:    2,
 		MaxWriteRetries:      3,
 		WriteRetryBaseWait:   100 * time.Millisecond,
 		WriteRetryMaxWait:    time.Second,
@@ -71,6 +78,7 @@ type State struct {
 	accountRefreshes  int
 	notSentRetries    int
 	sameRegionRetries int
+	routingRetries    int
 	writeRetries      int
 }
 
@@ -124,8 +132,26 @@ func (p Policy) Decide(st *State, req Request, o Outcome) Decision {
 		return Decision{Action: Stop, Note: fmt.Sprintf("%s unreachable after %d retries", where, st.notSentRetries)}
 	}
 
-	// Transient results: 503, 500, 408, 410, 449, 404/1002, and a request that got no
-	// answer after it was sent.
+	if IsRoutingGone(status, sub) {
+		// The partition split or moved: the engine refreshes what it knows of the
+		// container's routing and sends the request again, a write too (it was not
+		// applied), as the SDKs do.
+		if st.routingRetries < p.MaxRoutingRetries {
+			st.routingRetries++
+			return Decision{Action: RetrySameRegion, Wait: p.SameRegionRetryWait, RefreshRouting: true,
+				Note: transientNote(status, sub, where) + ": the partition moved; refreshing routing and retrying (the request was not applied)"}
+		}
+		if !req.Write && req.CanFailOver {
+			return Decision{Action: NextRegion, Note: transientNote(status, sub, where) + " again after a routing refresh: failing over"}
+		}
+		return Decision{Action: Stop, Note: transientNote(status, sub, where) + fmt.Sprintf(" after %d routing refreshes", st.routingRetries)}
+	}
+
+	// Transient results: 503, 500, 408, 410, 449, 404/1002, an attempt timeout, and a
+	// request that got no answer after it was sent.
+	if o.TimedOut && status == 0 {
+		where = fmt.Sprintf("%s (attempt timeout of %s expired)", where, o.Timeout)
+	}
 	if req.Write {
 		if isAmbiguous(o) {
 			return p.decideAmbiguousWrite(st, req, o)
@@ -135,7 +161,10 @@ func (p Policy) Decide(st *State, req Request, o Outcome) Decision {
 	if req.CanFailOver {
 		return Decision{Action: NextRegion, Note: transientNote(status, sub, where) + ": failing over"}
 	}
-	if (status == 410 || status == 449) && st.sameRegionRetries < p.MaxSameRegionRetries {
+	// A region's only chance (a pinned hedge arm's, or the last region's) gets one more
+	// try where a retry can help: after a 410 or 449, and after an attempt timeout, with
+	// the ladder's next, longer timeout.
+	if (status == 410 || status == 449 || (status == 0 && o.TimedOut)) && st.sameRegionRetries < p.MaxSameRegionRetries {
 		st.sameRegionRetries++
 		return Decision{Action: RetrySameRegion, Wait: p.SameRegionRetryWait, Note: transientNote(status, sub, where) + ": retrying"}
 	}

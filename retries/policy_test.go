@@ -101,7 +101,7 @@ func TestAccountRefreshesAreBounded(t *testing.T) {
 
 func TestAmbiguousWritesAreRetriedOnlyUnderThePolicy(t *testing.T) {
 	p := DefaultPolicy()
-	ambiguous := []Outcome{{StatusCode: 408}, {StatusCode: 503}, {StatusCode: 449}, {StatusCode: 410, SubStatus: 1002}, {Sent: true}}
+	ambiguous := []Outcome{{StatusCode: 408}, {StatusCode: 503}, {StatusCode: 449}, {StatusCode: 410}, {Sent: true}, {Sent: true, TimedOut: true, Timeout: 6 * time.Second}}
 	for _, o := range ambiguous {
 		var st State
 		if d := p.Decide(&st, Request{Write: true, Region: "East US"}, o); d.Action != Stop || !strings.Contains(d.Note, "may or may not have been applied") {
@@ -136,5 +136,74 @@ func TestAmbiguousWritesAreRetriedOnlyUnderThePolicy(t *testing.T) {
 func TestWritePolicyNames(t *testing.T) {
 	if NoWriteRetries.String() != "off" || WriteRetries.String() != "retries" || WriteRetriesWithTrackingID.String() != "tracking-id" || NoWriteRetries.Enabled() || !WriteRetries.Enabled() {
 		t.Fatal("names")
+	}
+}
+
+func TestRoutingGoneIsRetriedAfterARefreshNotAmbiguous(t *testing.T) {
+	p := DefaultPolicy()
+	for _, sub := range []int{1000, 1002, 1007, 1008} {
+		for _, write := range []bool{true, false} {
+			var st State
+			req := Request{Write: write, Region: "East US"} // write retries off: it still retries
+			for i := 0; i < p.MaxRoutingRetries; i++ {
+				d := p.Decide(&st, req, Outcome{StatusCode: 410, SubStatus: sub})
+				if d.Action != RetrySameRegion || !d.RefreshRouting || !strings.Contains(d.Note, "not applied") {
+					t.Fatalf("410/%d write=%v retry %d: %+v", sub, write, i+1, d)
+				}
+			}
+			if d := p.Decide(&st, req, Outcome{StatusCode: 410, SubStatus: sub}); d.Action != Stop {
+				t.Fatalf("410/%d write=%v after %d refreshes: %+v, want stop", sub, write, p.MaxRoutingRetries, d)
+			}
+		}
+	}
+	var st State
+	for i := 0; i < p.MaxRoutingRetries; i++ {
+		p.Decide(&st, Request{Region: "East US", CanFailOver: true}, Outcome{StatusCode: 410, SubStatus: 1002})
+	}
+	if d := p.Decide(&st, Request{Region: "East US", CanFailOver: true}, Outcome{StatusCode: 410, SubStatus: 1002}); d.Action != NextRegion {
+		t.Fatalf("a read still gone after the refreshes fails over: %+v", d)
+	}
+}
+
+func TestForbiddenOtherThanWriteRegionMovedIsFinal(t *testing.T) {
+	p := DefaultPolicy()
+	for _, sub := range []int{0, 5301, 5300} {
+		var st State
+		if !IsFinal(403, sub) {
+			t.Errorf("403/%d must be final (an authorization failure is the same in every region)", sub)
+		}
+		if d := p.Decide(&st, Request{Region: "East US", CanFailOver: true}, Outcome{StatusCode: 403, SubStatus: sub}); d.Action != Stop {
+			t.Errorf("403/%d read: %+v, want stop without failover", sub, d)
+		}
+	}
+	for _, sub := range []int{3, 1008} {
+		if IsFinal(403, sub) {
+			t.Errorf("403/%d is the write region moving, not final", sub)
+		}
+	}
+}
+
+func TestTimedOutAttempts(t *testing.T) {
+	p := DefaultPolicy()
+	timedOut := Outcome{Sent: true, TimedOut: true, Timeout: 6 * time.Second}
+	var st State
+	d := p.Decide(&st, Request{Region: "East US", CanFailOver: true}, timedOut)
+	if d.Action != NextRegion || !strings.Contains(d.Note, "attempt timeout of 6s expired") {
+		t.Fatalf("a timed-out read fails over like a 408: %+v", d)
+	}
+	st = State{}
+	if d := p.Decide(&st, Request{Region: "West US"}, timedOut); d.Action != RetrySameRegion {
+		t.Fatalf("a timed-out read with no region left is retried once (with the next rung): %+v", d)
+	}
+	if d := p.Decide(&st, Request{Region: "West US"}, timedOut); d.Action != Stop {
+		t.Fatalf("then it stops: %+v", d)
+	}
+	st = State{}
+	if d := p.Decide(&st, Request{Write: true, Region: "East US"}, timedOut); d.Action != Stop || !strings.Contains(d.Note, "may or may not have been applied") {
+		t.Fatalf("a timed-out write without write retries is ambiguous: %+v", d)
+	}
+	st = State{}
+	if d := p.Decide(&st, Request{Write: true, Region: "East US"}, Outcome{TimedOut: true, Timeout: time.Second}); d.Action != RetrySameRegion {
+		t.Fatalf("a write that timed out before it was sent is always retried: %+v", d)
 	}
 }

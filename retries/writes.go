@@ -40,10 +40,22 @@ func isAmbiguous(o Outcome) bool {
 	switch o.StatusCode {
 	case 0:
 		return o.Sent
-	case 408, 410, 449, 503:
+	case 410:
+		// A 410 that says the partition moved (it split, or migrated) was refused by
+		// routing, before the write was applied: it is retried, not ambiguous.
+		return !IsRoutingGone(o.StatusCode, o.SubStatus)
+	case 408, 449, 503:
 		return true
 	}
 	return false
+}
+
+// IsRoutingGone reports the 410 substatuses that mean "the request went to the wrong
+// place": the name cache is stale (1000), the partition key range is gone (1002), a
+// split or a migration is completing (1007, 1008). The request was not applied; the
+// client refreshes its routing and sends it again.
+func IsRoutingGone(status, sub int) bool {
+	return status == 410 && (sub == 1000 || sub == 1002 || sub == 1007 || sub == 1008)
 }
 
 // writeBackoff is the wait before the n-th retry of an ambiguous write: 100 ms, doubling,
@@ -58,7 +70,10 @@ func (p Policy) writeBackoff(n int) time.Duration {
 
 func (p Policy) decideAmbiguousWrite(st *State, req Request, o Outcome) Decision {
 	what := transientNote(o.StatusCode, o.SubStatus, req.Region)
-	if o.StatusCode == 0 {
+	switch {
+	case o.TimedOut:
+		what = fmt.Sprintf("attempt timeout of %s expired in %s after the request was sent", o.Timeout, req.Region)
+	case o.StatusCode == 0:
 		what = "no answer from " + req.Region + " after the request was sent"
 	}
 	if !req.WriteRetries {

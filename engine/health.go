@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/health"
+	"github.com/cosmosctl/cosmosctl/retries"
+)
+
+// healthKind is the health record an operation reads and feeds: reads and writes are
+// kept apart, as a region may take one and not the other.
+func healthKind(k OpKind) health.Kind {
+	if k.IsWrite() {
+		return health.Write
+	}
+	return health.Read
+}
+
+// orderByHealth moves the regions the health store knows to be unavailable to the end
+// of the plan (never out of it), and records why. The returned probe is the ticket of a
+// region this operation may try again in its usual place, to decide its recovery.
+func (c *Client) orderByHealth(rec *recorder, plan regionPlan, kind OpKind) (regionPlan, health.Probe) {
+	if c.health == nil || len(plan.targets) < 2 {
+		return plan, health.Probe{}
+	}
+	names := plan.effective
+	if len(names) != len(plan.targets) {
+		names = namesOf(plan.targets)
+	}
+	o := c.health.Order(names, "", healthKind(kind))
+	for _, n := range o.Unavailable {
+		what := "moved last"
+		if o.AllUnavailable {
+			what = "every region is unavailable: the usual order stands"
+		}
+		rec.note("region health: " + n.Text + "; " + what)
+	}
+	if o.Probe.Granted() {
+		rec.note("region health: " + o.Probe.Note())
+	}
+	if len(o.Unavailable) == 0 || o.AllUnavailable || sameOrder(o.Regions, names) {
+		return plan, o.Probe
+	}
+	reordered := plan
+	reordered.targets = make([]cosmos.Location, 0, len(plan.targets))
+	for _, name := range o.Regions {
+		for _, l := range plan.targets {
+			if l.Name == name {
+				reordered.targets = append(reordered.targets, l)
+				break
+			}
+		}
+	}
+	reordered.effective = namesOf(reordered.targets)
+	rec.mu.Lock()
+	rec.d.HealthOrder = append([]string(nil), reordered.effective...)
+	rec.mu.Unlock()
+	return reordered, o.Probe
+}
+
+func sameOrder(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recordHealth tells the health store what one attempt to region got: a final answer
+// is a success; a timeout, no answer, 503, 500, 408 or a gateway's 410 is a failure;
+// throttling, 449, 404/1002 and a 410 that only says the partition moved are neither
+// (the region is serving). An attempt cut short by the caller, the end-to-end timeout
+// or a hedge that won says nothing about the region.
+func (c *Client) recordHealth(op *Operation, region string, at sent, cancelled, direct bool) {
+	if c.health == nil || cancelled {
+		return
+	}
+	kind := healthKind(op.Kind)
+	probe := op.probe.Granted() && op.probe.Region() == region
+	if at.resp != nil {
+		st, sub := at.resp.StatusCode, at.resp.SubStatus
+		if retries.IsFinal(st, sub) {
+			c.health.Success(region, "", kind)
+			if probe {
+				op.probe.Succeeded()
+			}
+			return
+		}
+		if st == 410 && (direct || retries.IsRoutingGone(st, sub)) {
+			return // a replica moved, or the partition did: routing's business
+		}
+		if cause, ok := health.CauseOf(st, sub); ok {
+			c.health.Failure(region, "", kind, cause)
+			if probe {
+				op.probe.Failed()
+			}
+		}
+		return
+	}
+	var ne *cosmos.NetworkError
+	if !errors.As(at.err, &ne) {
+		return
+	}
+	cause := health.Unreachable
+	if at.expired {
+		cause = health.Timeout
+	}
+	c.health.Failure(region, "", kind, cause)
+	if probe {
+		op.probe.Failed()
+	}
+}
+
+// recordHedgeLoss tells the health store that the operation's first region was beaten by
+// a hedge to another region: five such losses in a row make it unavailable, so that a
+// region that is slow but never fails stops being asked first.
+func (c *Client) recordHedgeLoss(op *Operation, first, winner string) {
+	if c.health == nil || first == "" || winner == "" || strings.EqualFold(first, winner) {
+		return
+	}
+	c.health.HedgeLost(first, "", healthKind(op.Kind))
+}
