@@ -61,7 +61,12 @@ once an address refresh replaces it, it is shown as removed and probed no more.
 
 The probe item has id "cosmosctl-probe" and the same value at the container's
 partition key path(s). It is created (upserted, 5 RU) on first use; --id and --pk
-read an existing item instead and write nothing.
+read an existing item instead and write nothing. A sick region does not stop the
+probe: the item is looked for region by region (the next one is asked as soon
+as one fails or is slow to answer) and created through the write region, each
+of these requests bounded by the timeout (at most 2s); if it can be neither read
+nor created, the probe runs anyway, a notice on stderr says why, and its errors
+are in the table.
 
 Each region gets --concurrency workers. With --rate the probe is an open loop:
 requests are due at a fixed rate per region, and latency is measured from when a
@@ -72,8 +77,16 @@ last one answered. Every request, a failed one included, is bounded by
 --e2e-timeout (default 10s for probes). Throttling (429) and unavailability
 (503) are counted as errors of their own, never retried away.
 
+--duration bounds the wall clock: when it ends no more requests are sent, and
+those still in flight get up to a second (at most the timeout) to answer; then
+they are cut and counted as timeouts (408/20008), so a probe of a hung region
+ends on time.
+
 Output: a table on stdout at the end; --watch redraws it every second (in
-place on a terminal). With -o json, one NDJSON line per region per second
+place on a terminal), with the same table for the last 10 seconds under it, so
+that a region's recovery shows at once; with --watch the probe runs until
+interrupted (Ctrl-C prints the final table) unless --count or --duration is
+given. With -o json, one NDJSON line per region per second
 ({"type":"interval",...}, the requests that completed in that second) and a
 final {"type":"summary",...} line with every region's numbers and breaches
 (and with --replicas a "replicas" section: per region, a list of replicas with
@@ -100,6 +113,7 @@ EXIT STATUS
 		Example: `  cosmosctl probe                                         # 100 reads per region, 4 at a time
   cosmosctl probe --duration 30s --rate 20 --fail-on 'p99>200ms,errors>1%' || page-oncall
   cosmosctl probe --regions "West US,North Europe" --count 500
+  cosmosctl probe --watch --rate 5                        # until Ctrl-C: watch a region recover
   cosmosctl probe --account-only --duration 10s --watch   # gateway round trips, no RU
   cosmosctl probe --id order-1 --pk tenant-7              # an existing item; writes nothing
   cosmosctl probe --replicas --region "East US" --count 200   # each replica of the item's partition
@@ -124,11 +138,11 @@ EXIT STATUS
 	fl.StringVar(&o.pk, "pk", "", "partition key of --id: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	fl.BoolVar(&o.accountOnly, "account-only", false, "send GET / to each regional endpoint instead of reading an item")
 	fl.BoolVar(&o.replicas, "replicas", false, "read from each replica of the item's partition key range in turn (direct mode) and report every replica")
-	fl.IntVar(&o.count, "count", 100, "requests per region")
+	fl.IntVar(&o.count, "count", 100, "requests per region (with --watch and no --duration, the default is until interrupted)")
 	fl.DurationVar(&o.duration, "duration", 0, "probe for this long instead of --count requests, e.g. 30s (with both, whichever ends first)")
 	fl.Float64Var(&o.rate, "rate", 0, "requests per second per region, in an open loop; 0 sends the next request when one answers")
 	fl.IntVar(&o.concurrency, "concurrency", 4, "requests in flight per region at most")
-	fl.BoolVar(&o.watch, "watch", false, "redraw the table every second while probing")
+	fl.BoolVar(&o.watch, "watch", false, "redraw the table, and the last 10s, every second; run until interrupted unless --count or --duration is given")
 	fl.StringSliceVar(&o.failOn, "fail-on", nil, "exit 10 if a region breaches this, e.g. 'p99>200ms', 'errors>1%'; comma-separated or repeated")
 	return c
 }
@@ -142,11 +156,18 @@ func (o *probeOptions) validate() error {
 	}
 	o.rules = rules
 	count := o.count
-	if fl.Changed("duration") && !fl.Changed("count") {
+	// --watch is for watching a region recover: it runs until interrupted unless told
+	// how long.
+	untilInterrupted := o.watch && !fl.Changed("count") && !fl.Changed("duration")
+	if untilInterrupted || (fl.Changed("duration") && !fl.Changed("count")) {
 		count = 0
 	}
 	o.schedule = workload.Schedule{Rate: o.rate, Concurrency: o.concurrency, Count: count, Duration: o.duration}
-	if err := o.schedule.Validate(); err != nil {
+	check := o.schedule
+	if untilInterrupted {
+		check.Count = 1 // a schedule that ends; the probe runs this one until interrupted
+	}
+	if err := check.Validate(); err != nil {
 		return usageErrorf("%v (see --count, --duration, --rate and --concurrency)", err)
 	}
 	switch {

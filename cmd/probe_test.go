@@ -332,8 +332,8 @@ func TestProbeWatch(t *testing.T) {
 		if r.code != ExitOK || strings.Contains(r.out, "\x1b[") {
 			t.Fatalf("exit %d, escapes in %q", r.code, r.out)
 		}
-		if !strings.Contains(r.out, "probing 3 regions: ") || strings.Count(r.out, "REGION") != 2 {
-			t.Fatalf("want a status line and the table each second, then the final table:\n%s", r.out)
+		if !strings.Contains(r.out, "probing 3 regions: ") || strings.Count(r.out, "last 10s:") != 1 || strings.Count(r.out, "REGION") != 3 {
+			t.Fatalf("want a status line, the table and the last 10s each second, then the final table:\n%s", r.out)
 		}
 	})
 	t.Run("redrawn in place on a terminal", func(t *testing.T) {
@@ -342,11 +342,13 @@ func TestProbeWatch(t *testing.T) {
 		if code := Run(context.Background(), io, append(args, "--no-color")); code != ExitOK {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
-		// One frame at 1s (a status line, the header, three regions), then the cursor
-		// goes back up over it and the final table replaces it.
+		// One frame at 1s (a status line, the header and three regions, a blank line,
+		// "last 10s:", its header and three regions), then the cursor goes back up over
+		// it and the final table replaces it.
 		got := out.String()
-		i := strings.Index(got, "\x1b[5A\x1b[J")
-		if i < 0 || !strings.Contains(got[:i], "probing 3 regions") || strings.Contains(got[i:], "probing") || !strings.Contains(got[i:], "North Europe") {
+		i := strings.Index(got, "\x1b[11A\x1b[J")
+		if i < 0 || !strings.Contains(got[:i], "probing 3 regions") || !strings.Contains(got[:i], "last 10s:") ||
+			strings.Contains(got[i:], "probing") || strings.Contains(got[i:], "last 10s") || !strings.Contains(got[i:], "North Europe") {
 			t.Fatalf("live table not redrawn in place: %q", got)
 		}
 	})

@@ -3,19 +3,43 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
 
+// The set-up of a probe (the account lookup, then finding or creating the probe item)
+// runs when someone wants to know which region is sick, so a sick region must not stop
+// it: every request of the set-up is bounded by setUpBounds' attempt timeout, all of it
+// by its whole bound, the existence read goes to every region at once and takes the
+// first that answers, and the upsert goes to the write region. When the item can be
+// neither read nor created the probe still runs: its errors are data, in the table,
+// and one notice on stderr says why the set-up did not complete.
+const (
+	maxSetUpAttempt = 2 * time.Second
+	minSetUpBound   = 3 * time.Second
+	maxSetUpBound   = 10 * time.Second
+)
+
+// setUpBounds are the bounds of the set-up of a probe whose requests are bounded by
+// timeout: each request at most timeout and at most maxSetUpAttempt, the whole about
+// timeout, within [minSetUpBound, maxSetUpBound].
+func setUpBounds(timeout time.Duration) (attempt, whole time.Duration) {
+	return min(timeout, maxSetUpAttempt), min(max(timeout, minSetUpBound), maxSetUpBound)
+}
+
 // probeItem returns the read operation of the probe: Options.ID and PartitionKey as
-// given, or the probe item, created on first use.
+// given, or the probe item, created on first use. It fails only on what no region's
+// health explains: no container given, or an answer that rules the probe item out
+// (the container does not exist, the key may not read or write it).
 func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all []string, timeout time.Duration) (engine.Operation, error) {
 	op := engine.Operation{Kind: engine.OpRead, Database: opts.Database, Container: opts.Container, E2ETimeout: timeout}
 	if op.Database == "" || op.Container == "" {
@@ -25,28 +49,238 @@ func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all
 		op.ID, op.PartitionKey = opts.ID, opts.PartitionKey
 		return op, nil
 	}
-	client := opts.Client
-	paths, err := client.PartitionKeyPaths(ctx, op.Database, op.Container)
-	if err != nil {
-		return op, asUsage(err)
+	attempt, whole := setUpBounds(timeout)
+	sctx, cancel := context.WithTimeout(ctx, whole)
+	defer cancel()
+	s := &itemSetUp{client: opts.Client, clock: opts.Clock, op: op, attempt: attempt}
+	done, err := s.run(sctx, regions, all)
+	if ctx.Err() != nil {
+		return op, ctx.Err()
 	}
-	pk, err := itemKey(len(paths))
 	if err != nil {
 		return op, err
 	}
-	op.ID, op.PartitionKey = ItemID, pk
-	_, err = client.Execute(ctx, op)
-	if status, sub, _ := cosmos.Status(err); status != 404 || sub != 0 {
-		return op, asUsage(err)
+	switch {
+	case s.created:
+		fmt.Fprintf(errOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s)\n", ItemID, op.Database, op.Container, s.op.PartitionKey.JSON())
+	case !done:
+		fmt.Fprintf(errOut, "cosmosctl: could not set up the probe item %q in %s/%s: %s; probing anyway: the errors are in the table\n", ItemID, op.Database, op.Container, s.why)
 	}
-	up := op
-	up.Kind, up.Body = engine.OpUpsert, itemDocument(paths)
-	if _, err := client.Execute(ctx, up); err != nil {
-		return op, fmt.Errorf("creating the probe item %q in %s/%s: %w (or probe an existing item with --id and --pk, or the endpoints with --account-only)", ItemID, op.Database, op.Container, asUsage(err))
+	return s.op, nil
+}
+
+// itemSetUp finds or creates the probe item.
+type itemSetUp struct {
+	client  *engine.Client
+	clock   clock.Clock
+	op      engine.Operation // the probe's read, its item to be filled in
+	attempt time.Duration
+	// created: the item was upserted; why says what kept the set-up from completing.
+	created bool
+	why     string
+}
+
+// run finds the probe item or creates it; done is false when it could do neither, and
+// why says why.
+func (s *itemSetUp) run(ctx context.Context, regions, all []string) (done bool, err error) {
+	pctx, cancel := context.WithTimeout(ctx, s.attempt)
+	paths, pathsErr := s.client.PartitionKeyPaths(pctx, s.op.Database, s.op.Container)
+	cancel()
+	if pathsErr != nil && ruledOut(pathsErr) {
+		return false, asUsage(pathsErr)
 	}
-	fmt.Fprintf(errOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s)\n", ItemID, op.Database, op.Container, pk.JSON())
-	awaitReplication(ctx, client.Derive(nil, retries.Policy{}), op, regions, all)
-	return op, nil
+	levels := len(paths)
+	if pathsErr != nil {
+		// The container's definition comes from the write region, which may be the sick
+		// one: the probe item of a container with one partition key path is the commonest
+		// guess, and reads of it still tell each region's health.
+		levels = 1
+	}
+	pk, err := itemKey(levels)
+	if err != nil {
+		return false, err
+	}
+	s.op.ID, s.op.PartitionKey = ItemID, pk
+
+	found, readErr := s.find(ctx, all)
+	if found {
+		return true, nil
+	}
+	var unread string
+	switch {
+	case readErr == nil:
+		unread = "it does not exist yet"
+	case pathsErr == nil && ruledOut(readErr):
+		return false, asUsage(readErr)
+	default:
+		unread = "no region could read it (" + readErr.Error() + ")"
+	}
+	if pathsErr != nil {
+		s.why = fmt.Sprintf("its container's partition key paths could not be read from the write region (%s), and %s; it is read with a one-level partition key", describe(pathsErr), unread)
+		return false, nil
+	}
+	// Not found, or no region could say: an upsert creates it, and rewrites it
+	// harmlessly if it was there.
+	up := s.op
+	up.Kind, up.Body, up.E2ETimeout = engine.OpUpsert, itemDocument(paths), s.attempt
+	if _, err := s.client.Execute(ctx, up); err != nil {
+		if ruledOut(err) {
+			return false, fmt.Errorf("creating the probe item %q in %s/%s: %w (or probe an existing item with --id and --pk, or the endpoints with --account-only)", ItemID, s.op.Database, s.op.Container, asUsage(err))
+		}
+		s.why = fmt.Sprintf("%s, and creating it in the write region failed (%s)", unread, describe(err))
+		return false, nil
+	}
+	s.created = true
+	s.awaitReplication(ctx, regions, all)
+	return true, nil
+}
+
+// find reads the probe item region by region, each read pinned to its region, never
+// retried and bounded by the attempt timeout, as the engine hedges: the next region
+// starts when the last one failed, or when it has not answered within a quarter of the
+// attempt timeout. The first region that answers 200 (found) or 404/0 (not found, err
+// nil) ends it; a healthy first region is the only one asked. When no region answers,
+// err says what each got.
+func (s *itemSetUp) find(ctx context.Context, all []string) (found bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pinned := s.client.Derive(nil, retries.Policy{})
+	type answer struct {
+		region string
+		err    error
+	}
+	answers := make(chan answer, len(all))
+	next, pending := 0, 0
+	var timer clock.Timer
+	var stagger <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	launch := func() {
+		region := all[next]
+		next, pending = next+1, pending+1
+		go func() {
+			read := s.op
+			read.ExcludeRegions, read.E2ETimeout = without(all, region), s.attempt
+			_, err := pinned.Execute(ctx, read)
+			answers <- answer{region, err}
+		}()
+		if timer != nil {
+			timer.Stop()
+		}
+		timer, stagger = nil, nil
+		if next < len(all) {
+			timer = s.clock.NewTimer(s.attempt / 4)
+			stagger = timer.C()
+		}
+	}
+	launch()
+	var failed []string
+	var first error
+	for pending > 0 {
+		select {
+		case <-stagger:
+			launch()
+		case a := <-answers:
+			pending--
+			if a.err == nil {
+				return true, nil
+			}
+			if status, sub, _ := cosmos.Status(a.err); status == 404 && sub == 0 {
+				return false, nil
+			}
+			if first == nil || ruledOut(a.err) {
+				first = a.err
+			}
+			failed = append(failed, a.region+" "+describe(a.err))
+			if next < len(all) {
+				launch()
+			}
+		}
+	}
+	return false, &regionsError{first: first, text: strings.Join(failed, ", ")}
+}
+
+// regionsError is what each region's read got when none answered.
+type regionsError struct {
+	first error // the one to classify by
+	text  string
+}
+
+func (e *regionsError) Error() string { return e.text }
+func (e *regionsError) Unwrap() error { return e.first }
+
+// awaitReplication waits, briefly, until the newly created probe item can be read in
+// every probed region, so that replication lag is not reported as 404s. A region that
+// answers anything but a 404 (or nothing: each read is bounded by the attempt timeout)
+// is not waited for; whatever is still missing after the wait shows in the results.
+func (s *itemSetUp) awaitReplication(ctx context.Context, regions, all []string) {
+	ctx, cancel := context.WithTimeout(ctx, replicationWait)
+	defer cancel()
+	client := s.client.Derive(nil, retries.Policy{})
+	var wg sync.WaitGroup
+	for _, region := range regions {
+		wg.Go(func() {
+			read := s.op
+			read.ExcludeRegions, read.E2ETimeout = without(all, region), s.attempt
+			for {
+				_, err := client.Execute(ctx, read)
+				// 404/0 (not there yet) and 404/1002 (this region's replica is behind).
+				if status, _, _ := cosmos.Status(err); status != 404 {
+					return
+				}
+				t := s.clock.NewTimer(100 * time.Millisecond)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C():
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// ruledOut reports an answer that says something about the request or the account
+// rather than about a region's health: no container, a key that may not do this, a
+// request the service refuses. Another region or another try would get the same.
+func ruledOut(err error) bool {
+	var ie *engine.InputError
+	if errors.As(err, &ie) {
+		return true
+	}
+	status, sub, ok := cosmos.Status(err)
+	if !ok {
+		return false
+	}
+	switch status {
+	case 400, 401, 405, 409, 412, 413:
+		return true
+	case 404:
+		// 404/1002: this region's replica is behind, another may have it.
+		return sub != cosmos.SubReadSessionNotAvailable
+	case 403:
+		return sub != cosmos.SubWriteForbidden
+	}
+	return false
+}
+
+// describe is an error in a few words: its status, "timed out" or "no answer".
+func describe(err error) string {
+	var te *engine.TimeoutError
+	var ne *cosmos.NetworkError
+	switch status, sub, ok := cosmos.Status(err); {
+	case ok:
+		return fmt.Sprintf("%d/%d", status, sub)
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.As(err, &ne):
+		return "no answer"
+	}
+	return err.Error()
 }
 
 // itemKey is the probe item's partition key in a container with n partition key paths:
@@ -80,36 +314,4 @@ func itemDocument(paths []string) []byte {
 	}
 	b, _ := json.Marshal(doc)
 	return b
-}
-
-// awaitReplication waits, briefly, until a newly created probe item can be read in every
-// probed region, so that replication lag is not reported as 404s. Whatever is still
-// missing after the wait shows in the results.
-func awaitReplication(ctx context.Context, client *engine.Client, op engine.Operation, regions, all []string) {
-	ctx, cancel := context.WithTimeout(ctx, replicationWait)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, region := range regions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			read := op
-			read.ExcludeRegions = without(all, region)
-			for {
-				_, err := client.Execute(ctx, read)
-				// 404/0 (not there yet) and 404/1002 (this region's replica is behind).
-				if status, _, _ := cosmos.Status(err); status != 404 {
-					return
-				}
-				t := time.NewTimer(100 * time.Millisecond)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return
-				case <-t.C:
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

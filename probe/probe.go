@@ -63,11 +63,15 @@ type Options struct {
 	ID           string
 	PartitionKey cosmos.PartitionKey
 
-	// Schedule is each region's schedule (its Clock is the probe's).
+	// Schedule is each region's schedule (its Clock is the probe's). Its Duration bounds
+	// the wall clock (see run); with neither a Count nor a Duration the probe runs until
+	// ctx ends.
 	Schedule workload.Schedule
-	// Timeout bounds every probe request; 0 means DefaultTimeout.
+	// Timeout bounds every probe request; 0 means DefaultTimeout. The set-up's requests
+	// get at most 2s each (see setUpBounds).
 	Timeout time.Duration
-	// Watch redraws the table every second while probing.
+	// Watch redraws the table every second while probing, with the last 10 seconds'
+	// table under it.
 	Watch bool
 	// Rules are the --fail-on thresholds, checked against every region's (and
 	// replica's) final numbers.
@@ -131,7 +135,16 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
-	acct, err := opts.Client.Account(ctx)
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	attempt, whole := setUpBounds(timeout)
+	// The account lookup is the one request a probe cannot do without (no regions, no
+	// probe); bounded, so that a hung global endpoint fails it instead of hanging it.
+	actx, cancel := context.WithTimeout(ctx, whole)
+	acct, err := opts.Client.Account(actx)
+	cancel()
 	if err != nil {
 		return Result{}, err
 	}
@@ -139,10 +152,6 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 	regions, err := ChooseRegions(all, opts.Regions, opts.RegionsFlag, opts.Exclude)
 	if err != nil {
 		return Result{}, err
-	}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
 	}
 	// Requests pinned to their region and never retried: a 429 or a 503 is a result to
 	// count, not something to hide behind a retry or a failover.
@@ -165,7 +174,7 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 			direct := opts.Client.DeriveDirect(nil, retries.Policy{}, opts.NoReplicaHealth)
 			defer direct.Close()
 			replicas = newReplicaProber(direct, op)
-			replicas.resolve(ctx, regions, timeout)
+			replicas.resolve(ctx, regions, attempt)
 			send = replicas.send
 		}
 	}
@@ -181,7 +190,7 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 		send = observed(send, opts.Metrics, request, opts.Clock)
 	}
 
-	p := &run{streams: streams, opts: opts, regions: regions, send: send, replicas: replicas, clock: opts.Clock}
+	p := &run{streams: streams, opts: opts, regions: regions, send: send, replicas: replicas, clock: opts.Clock, grace: min(maxGrace, timeout)}
 	interrupted := p.run(ctx)
 	if err := p.report(request); err != nil {
 		return Result{}, err

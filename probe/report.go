@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/workload"
@@ -21,6 +22,15 @@ func (p *run) rows() []output.ProbeRegion {
 	rows := make([]output.ProbeRegion, len(p.regions))
 	for i, region := range p.regions {
 		rows[i] = output.ProbeRegion{Region: region, Summary: p.recorders[i].Total().Summary()}
+	}
+	return rows
+}
+
+// recentRows are the regions' rows of the last seconds before elapsed.
+func (p *run) recentRows(elapsed time.Duration) []output.ProbeRegion {
+	rows := make([]output.ProbeRegion, len(p.regions))
+	for i, region := range p.regions {
+		rows[i] = output.ProbeRegion{Region: region, Summary: p.windows[i].summary(elapsed)}
 	}
 	return rows
 }

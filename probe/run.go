@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,11 @@ import (
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/workload"
 )
+
+// maxGrace bounds how long the requests still in flight when a probe's duration ends
+// may take to answer: however sick a region, the probe ends within its duration and
+// this.
+const maxGrace = time.Second
 
 // run is one probe: a schedule per region running at once, and what a person or a
 // script sees of it while it runs and at the end.
@@ -24,58 +30,94 @@ type run struct {
 	// replicas keeps the per-replica records of --replicas; nil without it.
 	replicas *replicaProber
 	clock    clock.Clock
+	// grace is how long requests in flight at the end of the duration may still take.
+	grace time.Duration
 
 	recorders []*workload.Recorder
-	start     time.Time
-	elapsed   time.Duration
-	breached  []output.ProbeBreach
+	// windows are each region's last seconds, for the live table.
+	windows  []*recent
+	start    time.Time
+	elapsed  time.Duration
+	breached []output.ProbeBreach
 	// drawn is the number of lines of the live table on a terminal, to move back over.
 	drawn    int
 	progress bool // a progress line is on stderr
 }
 
 // run probes every region at once and reports whether ctx ended before the schedules did.
+//
+// The duration bounds the wall clock: when it ends no request starts (an open loop's
+// backlog is dropped, not sent late), the requests in flight get the grace to answer,
+// and those still waiting then are cut and counted as timeouts, which is what they are
+// to a client whose deadline has passed. Without the cut a hung region would hold the
+// probe for the request timeout, and the backlog of an open loop for many times that.
+// With neither a count nor a duration the probe runs until ctx ends (--watch).
 func (p *run) run(ctx context.Context) (interrupted bool) {
 	p.start = p.clock.Now()
+	// Both end with ctx: an interrupt stops sending and cuts every request at once.
+	sending, stopSending := context.WithCancel(ctx)
+	defer stopSending()
+	requests, cutRequests := context.WithCancel(ctx)
+	defer cutRequests()
+	var cut, interrupt atomic.Bool
+	sched := p.opts.Schedule
+	sched.Clock = p.clock
+	if d := sched.Duration; d > 0 {
+		stop := p.clock.AfterFunc(d, stopSending)
+		defer stop.Stop()
+		deadline := p.clock.AfterFunc(d+p.grace, func() {
+			// Sending has surely stopped before any request is cut, whichever of the
+			// two timers' functions runs first: a worker freed by the cut starts no more.
+			stopSending()
+			cut.Store(true)
+			cutRequests()
+		})
+		defer deadline.Stop()
+	}
+	if sched.Count == 0 && sched.Duration == 0 {
+		sched.Count = math.MaxInt
+	}
 	var wg sync.WaitGroup
-	var cut atomic.Bool
 	for _, region := range p.regions {
-		rec := workload.NewRecorder()
-		p.recorders = append(p.recorders, rec)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sched := p.opts.Schedule
-			sched.Clock = p.clock
-			err := sched.Run(ctx, func(ctx context.Context, intended time.Time) {
-				out := p.send(ctx, region)
-				if ctx.Err() != nil {
+		rec, win := workload.NewRecorder(), newRecent(recentSpan)
+		p.recorders, p.windows = append(p.recorders, rec), append(p.windows, win)
+		wg.Go(func() {
+			err := sched.Run(sending, func(_ context.Context, intended time.Time) {
+				out := p.send(requests, region)
+				switch {
+				case ctx.Err() != nil:
 					return // cut short by an interrupt: not a measurement
+				case out.failed && out.status == 0 && cut.Load():
+					out.status, out.substatus = timeoutOutcome.status, timeoutOutcome.substatus
 				}
-				latency := p.clock.Now().Sub(intended)
+				now := p.clock.Now()
+				latency := now.Sub(intended)
 				rec.Record(latency, out.status, out.substatus, out.charge, out.failed)
+				win.record(now.Sub(p.start), latency, out.status, out.substatus, out.charge, out.failed)
 				if p.replicas != nil && out.replica != "" {
 					p.replicas.record(region, latency, out)
 				}
 			})
-			if err != nil {
-				cut.Store(true)
+			if err != nil && ctx.Err() != nil {
+				interrupt.Store(true)
 			}
-		}()
+		})
 	}
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
 		close(done)
 	}()
-	ticker := time.NewTicker(time.Second)
-	defer ticker.Stop()
-	for {
+	for next := 1; ; next++ {
+		// A tick that came late (a slow terminal) is not made up for.
+		next = max(next, int(p.clock.Now().Sub(p.start)/time.Second)+1)
+		t := p.clock.NewTimer(p.start.Add(time.Duration(next) * time.Second).Sub(p.clock.Now()))
 		select {
 		case <-done:
+			t.Stop()
 			p.elapsed = p.clock.Now().Sub(p.start)
-			return cut.Load()
-		case <-ticker.C:
+			return interrupt.Load()
+		case <-t.C():
 			p.tick(p.clock.Now().Sub(p.start))
 		}
 	}
@@ -120,6 +162,8 @@ func (p *run) draw(elapsed time.Duration) {
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf, p.status(elapsed))
 	_ = p.writeTables(&buf)
+	fmt.Fprintf(&buf, "\nlast %s:\n", recentSpan)
+	_ = output.WriteProbeTable(&buf, p.opts.Style, p.recentRows(elapsed))
 	if p.streams.OutTTY {
 		p.erase()
 		p.drawn = strings.Count(buf.String(), "\n")
