@@ -14,6 +14,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -65,11 +66,24 @@ type session struct {
 	client   *engine.Client
 	settings config.Settings
 	embedded *emulator.Server
+	memory   *memory
+}
+
+// learn gives an adaptive hedging strategy what earlier commands learned of this
+// account's latencies, and saves what it learns when the session closes; other
+// strategies are left alone.
+func (s *session) learn(strategy hedging.Strategy) {
+	if a, ok := strategy.(*hedging.Adaptive); ok && s.memory != nil {
+		s.memory.learnInto(a)
+	}
 }
 
 func (s *session) Close() {
 	if s.client != nil {
 		s.client.Close()
+	}
+	if s.memory != nil {
+		s.memory.save()
 	}
 	if s.embedded != nil {
 		s.embedded.Close()
@@ -114,8 +128,16 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 		}
 	}
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
+	// An embedded emulator listens on new ports every run: nothing about it is worth
+	// remembering. A configured account's topology is always remembered (it only saves
+	// a lookup); its region health and learned latencies unless health memory is off.
+	mem := openMemory(io.ErrOut, endpoint, s.Configured() && s.HealthMemory, s.Configured())
+	sess.memory = mem
+	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
-		Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth})
+		Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
+		AttemptTimeouts: &timeouts, Health: mem.health,
+		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, OnAccount: mem.accountFetched})
 	if err != nil {
 		sess.Close()
 		return nil, err

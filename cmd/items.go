@@ -221,6 +221,7 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 		if op.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
 			return err
 		}
+		sess.learn(op.Hedge)
 	}
 	if op.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
 		return err

@@ -11,19 +11,26 @@ import (
 // BuiltinScenarios are the rehearsals cosmosctl ships, each aimed at the first region of
 // the account (where reads go first):
 //
-//	brownout      5 % of reads answer 0.5–2 s late
-//	outage        the region refuses connections
+//	brownout           5 % of reads answer 0.5–2 s late
+//	outage             the region refuses connections
+//	hang               the region accepts requests and never answers them
+//	write-region-down  the write region (and so the global endpoint) refuses connections
 //	throttle      20 % of reads get 429 with a 100 ms retry-after
 //	replica-move  a secondary replica of each partition key range moves (410)
 //
 // replica-move is no set of fault rules but replica moves, which hedge-test makes at
 // each run's start (see ScenarioReplicaMoves); BuiltinScenario returns no rules for it.
 var BuiltinScenarios = map[string]string{
-	"brownout":          "the first region answers 5% of reads 0.5–2 s late",
-	"outage":            "the first region refuses connections",
-	"throttle":          "the first region returns 429 (retry after 100ms) for 20% of reads",
-	ScenarioReplicaMove: "a secondary replica of each partition key range in the first region moves (answers 410); reads go direct, with and without replica health",
+	"brownout":              "the first region answers 5% of reads 0.5–2 s late",
+	"outage":                "the first region refuses connections",
+	"hang":                  "the first region accepts requests and never answers them",
+	ScenarioWriteRegionDown: "the write region, and with it the global endpoint, refuses connections; reads go on in the read regions, writes are tried too",
+	"throttle":              "the first region returns 429 (retry after 100ms) for 20% of reads",
+	ScenarioReplicaMove:     "a secondary replica of each partition key range in the first region moves (answers 410); reads go direct, with and without replica health",
 }
+
+// ScenarioWriteRegionDown is the built-in scenario of a write region outage.
+const ScenarioWriteRegionDown = "write-region-down"
 
 // ScenarioReplicaMove is the built-in scenario of replica moves.
 const ScenarioReplicaMove = "replica-move"
@@ -62,8 +69,12 @@ func BuiltinScenario(name, region string) ([]faults.Rule, error) {
 	case "brownout":
 		return []faults.Rule{{Region: region, Operations: reads, Probability: 0.05, Effect: faults.EffectDelay,
 			Delay: faults.Distribution{Kind: faults.KindUniform, Min: faults.Duration(500 * time.Millisecond), Max: faults.Duration(2 * time.Second)}}}, nil
-	case "outage":
+	case "outage", ScenarioWriteRegionDown:
+		// The first region is the write region of the embedded account: an outage of
+		// it is also one of the write region, but only write-region-down writes.
 		return []faults.Rule{{Region: region, Effect: faults.EffectRefuse}}, nil
+	case "hang":
+		return []faults.Rule{{Region: region, Effect: faults.EffectHang}}, nil
 	case "throttle":
 		return []faults.Rule{{Region: region, Operations: reads, Probability: 0.2, Effect: faults.EffectStatus, Status: 429,
 			RetryAfter: faults.Duration(100 * time.Millisecond)}}, nil

@@ -94,7 +94,62 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	if timedOut() {
 		return timeout(ar.err)
 	}
+	if op.Kind.IsWrite() && !acct.EnableMultipleWriteLocations {
+		if err := writeRegionDown(acct, rec, ar); err != nil {
+			return finish(err)
+		}
+	}
 	return finish(ar.err)
+}
+
+// WriteRegionDownError is a write to a single-write account whose write region did not
+// take it: it answered 503 or 500, timed out, or refused the connection. Nothing else can
+// take the write, so the error says so, and what still works.
+type WriteRegionDownError struct {
+	Region      string
+	ReadRegions []string
+	// Ambiguous says the request was sent and its outcome is unknown.
+	Ambiguous bool
+	Err       error
+}
+
+func (e *WriteRegionDownError) Error() string {
+	msg := fmt.Sprintf("the write region %s did not take the write (%v)", e.Region, e.Err)
+	if e.Ambiguous {
+		msg += "; it may or may not have been applied"
+	}
+	msg += fmt.Sprintf(": this account takes writes in %s only, so writes resume when it recovers or the account fails over to another write region", e.Region)
+	if len(e.ReadRegions) > 0 {
+		msg += fmt.Sprintf("; reads still work from %s (cosmosctl read --exclude %q …)", strings.Join(e.ReadRegions, ", "), e.Region)
+	}
+	return msg
+}
+
+func (e *WriteRegionDownError) Unwrap() error { return e.Err }
+
+func writeRegionDown(acct *cosmos.Account, rec *recorder, ar armResult) error {
+	if ar.err == nil || ar.final {
+		return nil
+	}
+	ambiguous := false
+	var ne *cosmos.NetworkError
+	switch {
+	case errors.As(ar.err, &ne):
+		ambiguous = ne.Sent
+	case ar.resp != nil && (ar.resp.StatusCode == 503 || ar.resp.StatusCode == 500 || ar.resp.StatusCode == 408):
+		ambiguous = ar.resp.StatusCode != 500
+	default:
+		return nil
+	}
+	region := acct.WritableLocations[0].Name
+	var reads []string
+	for _, l := range acct.ReadableLocations {
+		if l.Name != region {
+			reads = append(reads, l.Name)
+		}
+	}
+	rec.note("the write region " + region + " is down for writes; reads can still go to the read regions")
+	return &WriteRegionDownError{Region: region, ReadRegions: reads, Ambiguous: ambiguous, Err: ar.err}
 }
 
 // errE2ETimeout is the cancellation cause recorded on attempts the timeout cut short.
@@ -210,8 +265,10 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			res.final = true
 			return res
 		}
+		// Reads fail over; so do writes on a multi-write account, where every region
+		// takes them (the policy moves a write on only when it was not applied).
 		next := -1
-		if a.pinned < 0 && !op.Kind.IsWrite() {
+		if a.pinned < 0 && (!op.Kind.IsWrite() || acct.EnableMultipleWriteLocations) {
 			next = nextRegion(plan, idx, a.free)
 		}
 		d := c.policy.Decide(&st, retries.Request{Write: op.Kind.IsWrite(), WriteRetries: op.WriteRetries.Enabled(), Region: region.Name, CanFailOver: next >= 0}, out)

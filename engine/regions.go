@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
 
@@ -128,6 +129,21 @@ func (c *Client) Derive(preferred []string, retry retries.Policy) *Client {
 	d, _ := New(o)
 	d.topology = c.topology
 	d.addr = c.addr
+	return d
+}
+
+// WithHealth returns a client like this one (endpoint, transport, clock, topology,
+// preferred regions, retry policy, connection mode) with its own region health store.
+func (c *Client) WithHealth(h *health.Store) *Client {
+	o := c.opts
+	o.Retry = &c.policy
+	o.Health = h
+	d, _ := New(o)
+	d.topology = c.topology
+	if c.addr != nil {
+		d.addr.Close()
+		d.addr = c.addr
+	}
 	return d
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/workload"
 )
 
@@ -111,6 +112,16 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 	if clk == nil {
 		clk = clock.Real{}
 	}
+	client := w.Client
+	if client.Health() != nil {
+		// Each strategy starts from empty region health: what one run learns of a sick
+		// region must not make the next look better.
+		hs, err := health.New(client.Health().Config(), clk)
+		if err != nil {
+			return res, err
+		}
+		client = client.WithHealth(hs)
+	}
 	var mu sync.Mutex
 	var next int
 	if w.Disrupt != nil && w.DisruptAfter <= 0 {
@@ -126,7 +137,7 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		o := op
 		o.ID, o.PartitionKey = item.ID, item.PartitionKey
 		sent := clk.Now()
-		out, err := w.Client.Execute(ctx, o)
+		out, err := client.Execute(ctx, o)
 		latency := clk.Now().Sub(intended)
 		mu.Lock()
 		defer mu.Unlock()

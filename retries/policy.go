@@ -124,7 +124,9 @@ func (p Policy) Decide(st *State, req Request, o Outcome) Decision {
 		// Nothing reached the service, so even a write is safe to send again.
 		if st.notSentRetries < p.MaxNotSentRetries {
 			st.notSentRetries++
-			if !req.Write && req.CanFailOver {
+			// A write that never left is safe to send elsewhere too (the engine offers
+			// a failover to writes on multi-write accounts only).
+			if req.CanFailOver {
 				return Decision{Action: NextRegion, Note: fmt.Sprintf("%s unreachable: failing over", where)}
 			}
 			return Decision{Action: RetrySameRegion, Wait: p.SameRegionRetryWait, Note: fmt.Sprintf("%s unreachable before the request was sent: retrying", where)}
