@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
 )
 
 // AdaptiveConfig configures the adaptive strategy. A zero field takes its default, so
@@ -19,6 +21,11 @@ type AdaptiveConfig struct {
 	// Window is how many samples are kept per operation kind, newest replacing oldest
 	// (default 200).
 	Window int
+	// MaxSampleAge is how long a sample counts, towards the threshold and towards
+	// warming up (default 10 minutes). Samples outlive the process that observed them
+	// (Export, Import), and a latency from last week says little about the region
+	// today: a kind whose samples have all aged out warms up again from Fallback.
+	MaxSampleAge time.Duration
 	// MinSamples is how many samples an operation kind needs before its threshold is
 	// learned; until then it is Fallback (default 20, or Window if that is smaller).
 	MinSamples int
@@ -39,7 +46,16 @@ type AdaptiveConfig struct {
 	Budget float64
 	// Burst is the token bucket's capacity in hedge arms (default 10).
 	Burst float64
+	// Clock tells when a sample was observed and which samples have aged out (default:
+	// the wall clock).
+	Clock clock.Clock
 }
+
+// defaultMaxSampleAge is AdaptiveConfig.MaxSampleAge's default: long enough that the
+// operations of an operator's session (a read now, another in a few minutes) keep what
+// earlier ones learned, short enough that a brownout that has passed stops counting
+// soon after.
+const defaultMaxSampleAge = 10 * time.Minute
 
 func (c AdaptiveConfig) withDefaults() AdaptiveConfig {
 	if c.Percentile == 0 {
@@ -69,6 +85,12 @@ func (c AdaptiveConfig) withDefaults() AdaptiveConfig {
 	if c.Burst == 0 {
 		c.Burst = 10
 	}
+	if c.MaxSampleAge == 0 {
+		c.MaxSampleAge = defaultMaxSampleAge
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
 	return c
 }
 
@@ -82,6 +104,8 @@ func (c AdaptiveConfig) validate() error {
 		return fmt.Errorf("adaptive hedge minimum samples must be at least 1 (got %d)", c.MinSamples)
 	case c.Window < c.MinSamples:
 		return fmt.Errorf("adaptive hedge window (%d samples) must hold at least the minimum samples (%d): raise the window or lower the minimum", c.Window, c.MinSamples)
+	case c.MaxSampleAge < 0:
+		return fmt.Errorf("adaptive hedge max sample age must not be negative (got %s): give a duration such as 10m", c.MaxSampleAge)
 	case c.Floor < 0:
 		return fmt.Errorf("adaptive hedge floor must not be negative (got %s): give a duration such as 5ms", c.Floor)
 	case c.Fallback <= 0:
@@ -111,9 +135,14 @@ func (c AdaptiveConfig) validate() error {
 // refuses most of those hedges, the first arms then answer, slowly, and the threshold
 // rises to the region's new latency, so hedging stops amplifying load.
 //
+// What it learns outlives the process through Export and Import (a CLI process often
+// runs one operation), and samples older than MaxSampleAge stop counting.
+//
 // It is safe for concurrent use: one Adaptive serves every operation of a client.
 type Adaptive struct {
-	cfg AdaptiveConfig
+	cfg    AdaptiveConfig
+	maxAge int64      // cfg.MaxSampleAge in nanoseconds
+	wall   *wallClock // cfg.Clock when it is the wall clock; nil otherwise
 
 	mu     sync.Mutex
 	ops    map[string]*window // per operation kind; a handful of kinds, never evicted
@@ -126,22 +155,51 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Adaptive{cfg: cfg, ops: map[string]*window{}, bucket: newBucket(cfg.Budget, cfg.Burst)}, nil
+	return &Adaptive{cfg: cfg, maxAge: int64(cfg.MaxSampleAge), wall: newWallClock(cfg.Clock),
+		ops: map[string]*window{}, bucket: newBucket(cfg.Budget, cfg.Burst)}, nil
 }
+
+// now is the strategy's clock, in Unix nanoseconds.
+func (a *Adaptive) now() int64 {
+	if a.wall != nil {
+		return a.wall.now()
+	}
+	return a.cfg.Clock.Now().UnixNano()
+}
+
+// Config is the strategy's configuration with the defaults applied, e.g. for
+// MergeAdaptiveState.
+func (a *Adaptive) Config() AdaptiveConfig { return a.cfg }
+
+// cutoff is the observation time before which a sample has aged out, at now (both in
+// Unix nanoseconds).
+func (a *Adaptive) cutoff(now int64) int64 { return addSaturating(now, -a.maxAge) }
 
 // Begin starts an operation of kind op ("read", "create"…): it credits the budget with
 // the operation's share and fixes the operation's threshold from what the kind's window
 // holds now.
+//
+// Samples that have aged out are dropped here, lazily, from the oldest end: when none
+// has, that is one comparison with the oldest sample's time. The one clock read it
+// needs also dates the operation's own sample (see Done).
 func (a *Adaptive) Begin(op string) Plan {
+	now := a.now()
 	a.mu.Lock()
 	a.bucket.operation()
 	w := a.ops[op]
 	if w == nil {
 		w = newWindow(a.cfg.Window)
+		w.op = op
 		a.ops[op] = w
 	}
-	p := &AdaptivePlan{a: a, op: op, w: w}
-	p.threshold, p.learned, p.samples = a.thresholdLocked(w)
+	w.expire(a.cutoff(now))
+	p := &AdaptivePlan{a: a, w: w, begun: now}
+	var samples int
+	p.threshold, p.learned, samples = a.thresholdLocked(w)
+	p.samples = int32(samples)
+	if samples > 0 {
+		p.oldest, p.newest = w.oldest(), w.newest()
+	}
 	a.mu.Unlock()
 	return p
 }
@@ -163,9 +221,14 @@ func (a *Adaptive) thresholdLocked(w *window) (threshold, learned time.Duration,
 // Stats reports, for operations of kind op, the threshold the next one would get, the
 // samples in its window and the tokens in the budget (shared by every kind).
 func (a *Adaptive) Stats(op string) (threshold time.Duration, samples int, tokens float64) {
+	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	threshold, _, samples = a.thresholdLocked(a.ops[op])
+	w := a.ops[op]
+	if w != nil {
+		w.expire(a.cutoff(now))
+	}
+	threshold, _, samples = a.thresholdLocked(w)
 	return threshold, samples, a.bucket.tokens()
 }
 
@@ -200,14 +263,19 @@ func (a *Adaptive) String() string {
 
 // AdaptivePlan is one operation's schedule under an Adaptive strategy: its threshold is
 // fixed when the operation begins.
+//
+// Begin allocates one per operation: its fields are packed to stay in the 64-byte size
+// class (the kind's name is the window's).
 type AdaptivePlan struct {
 	a         *Adaptive
-	op        string
-	w         *window
+	w         *window // its op is the operation's kind
 	threshold time.Duration
 	learned   time.Duration // the percentile before the floor; 0 while warming up
-	samples   int           // in the window when the operation began
-	done      bool          // guarded by a.mu
+	// Unix nanoseconds: when the operation began, and when the oldest and newest of its
+	// samples were observed (0 without samples).
+	begun, oldest, newest int64
+	samples               int32 // in the window when the operation began (at most Window)
+	done                  bool  // guarded by a.mu
 }
 
 // Threshold is the time after the first arm at which this operation's second arm starts.
@@ -256,25 +324,58 @@ func (p *AdaptivePlan) Done(firstLatency time.Duration, answered bool) {
 	}
 	p.done = true
 	if answered {
-		p.w.add(max(firstLatency, 0))
+		// The first region answered firstLatency after the first arm started, which is
+		// when the operation began, give or take the microseconds between Begin and the
+		// first request: that is when the sample was observed, and it costs no second
+		// clock read.
+		d := max(firstLatency, 0)
+		p.w.add(d, addSaturating(p.begun, int64(d)))
 	}
 }
 
-// String describes this operation's decision, e.g.
-// "adaptive threshold=12ms (p99 of 200 read samples) step=50ms budget=10%".
+// String describes this operation's decision, with how many samples it came from and
+// how old they were when the operation began, e.g.
+//
+//	adaptive threshold=12ms (p99 of 200 read samples, newest 3s, oldest 9m) step=50ms budget=10%
+//	adaptive threshold=5ms (floor: p99 of 200 read samples is 2ms, newest 3s, oldest 9m) step=50ms budget=10%
+//	adaptive threshold=500ms (fallback: 7 of 20 read samples, oldest 2m) step=50ms budget=10%
+//	adaptive threshold=500ms (fallback: 0 of 20 read samples) step=50ms budget=10%
 func (p *AdaptivePlan) String() string {
 	c := p.a.cfg
 	var why string
+	op, n := p.w.op, int(p.samples)
 	switch {
-	case p.samples < c.MinSamples:
-		why = fmt.Sprintf("fallback: %d of %d %s samples", p.samples, c.MinSamples, p.op)
+	case n == 0:
+		why = fmt.Sprintf("fallback: 0 of %d %s samples", c.MinSamples, op)
+	case n < c.MinSamples:
+		why = fmt.Sprintf("fallback: %d of %d %s samples, oldest %s", n, c.MinSamples, op, sampleAge(p.begun, p.oldest))
 	case p.learned < c.Floor:
-		why = fmt.Sprintf("floor: p%s of %d %s samples is %s", percent(c.Percentile), p.samples, p.op, shortDuration(p.learned))
+		why = fmt.Sprintf("floor: p%s of %d %s samples is %s, %s", percent(c.Percentile), n, op, shortDuration(p.learned), p.ages())
 	default:
-		why = fmt.Sprintf("p%s of %d %s samples", percent(c.Percentile), p.samples, p.op)
+		why = fmt.Sprintf("p%s of %d %s samples, %s", percent(c.Percentile), n, op, p.ages())
 	}
 	s := fmt.Sprintf("adaptive threshold=%s (%s) step=%s budget=%s%%", shortDuration(p.threshold), why, c.Step, percent(c.Budget))
 	return s + maxRegionsSuffix(c.MaxRegions)
+}
+
+func (p *AdaptivePlan) ages() string {
+	return "newest " + sampleAge(p.begun, p.newest) + ", oldest " + sampleAge(p.begun, p.oldest)
+}
+
+// sampleAge is how long before now (Unix nanoseconds) a sample was observed, rounded to
+// whole seconds, minutes or hours: "0s", "42s", "9m", "3h". The ages are for a person
+// judging whether the threshold is current, not for arithmetic. A sample observed after
+// now (a first arm that answered after the next operation began) is 0s old.
+func sampleAge(now, at int64) string {
+	d := time.Duration(max(now-at, 0))
+	switch {
+	case d.Round(time.Second) < time.Minute:
+		return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
+	case d.Round(time.Minute) < time.Hour:
+		return strconv.FormatInt(int64(d.Round(time.Minute)/time.Minute), 10) + "m"
+	default:
+		return strconv.FormatInt(int64(d.Round(time.Hour)/time.Hour), 10) + "h"
+	}
 }
 
 // percent writes a fraction as a percentage without float noise: 0.99 → "99",

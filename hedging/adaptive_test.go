@@ -10,7 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
 )
+
+// t0 is when the fake clocks of these tests start.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // sample is one finished operation fed to an Adaptive.
 type sample struct {
@@ -227,33 +232,46 @@ func TestAdaptiveAsAPlainStrategyFollowsTheWarmUpSchedule(t *testing.T) {
 }
 
 func TestAdaptiveDescribesItselfAndEachDecision(t *testing.T) {
+	// Each case feeds its samples in two halves, 2m apart, and begins its operation 3s
+	// after the second half.
 	cases := []struct {
 		name string
 		cfg  AdaptiveConfig
-		feed [][]sample
+		feed []sample
 		want string
 	}{
-		{"learned", AdaptiveConfig{}, [][]sample{answered("read", 200, 12*ms)},
-			"adaptive threshold=12ms (p99 of 200 read samples) step=250ms budget=10%"},
-		{"warming up", AdaptiveConfig{}, [][]sample{answered("read", 7, 12*ms)},
-			"adaptive threshold=500ms (fallback: 7 of 20 read samples) step=250ms budget=10%"},
-		{"floor", AdaptiveConfig{}, [][]sample{answered("read", 200, 2*ms)},
-			"adaptive threshold=5ms (floor: p99 of 200 read samples is 2ms) step=250ms budget=10%"},
-		{"measured latencies are rounded to the microsecond", AdaptiveConfig{MinSamples: 1},
-			[][]sample{answered("read", 1, 12345678*time.Nanosecond)},
-			"adaptive threshold=12.346ms (p99 of 1 read samples) step=250ms budget=10%"},
+		{"learned, with the samples' count and ages", AdaptiveConfig{}, answered("read", 200, 12*ms),
+			"adaptive threshold=12ms (p99 of 200 read samples, newest 3s, oldest 2m) step=250ms budget=10%"},
+		{"warming up, with how old the oldest sample is", AdaptiveConfig{}, answered("read", 7, 12*ms),
+			"adaptive threshold=500ms (fallback: 7 of 20 read samples, oldest 2m) step=250ms budget=10%"},
+		{"floor", AdaptiveConfig{}, answered("read", 200, 2*ms),
+			"adaptive threshold=5ms (floor: p99 of 200 read samples is 2ms, newest 3s, oldest 2m) step=250ms budget=10%"},
+		{"measured latencies are rounded to the microsecond", AdaptiveConfig{MinSamples: 2},
+			answered("read", 2, 12345678*time.Nanosecond),
+			"adaptive threshold=12.346ms (p99 of 2 read samples, newest 3s, oldest 2m) step=250ms budget=10%"},
 		{"other settings", AdaptiveConfig{Percentile: 0.999, Step: 20 * ms, Budget: 0.05, MaxRegions: 2, MinSamples: 1},
-			[][]sample{answered("create", 3, 40*ms)},
-			"adaptive threshold=40ms (p99.9 of 3 create samples) step=20ms budget=5% max_regions=2"},
+			answered("create", 3, 40*ms),
+			"adaptive threshold=40ms (p99.9 of 3 create samples, newest 3s, oldest 2m) step=20ms budget=5% max_regions=2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewFake(t0)
+			c.cfg.Clock = clk
 			a := newAdaptive(t, c.cfg)
-			feed(a, c.feed...)
-			if got := a.Begin(c.feed[0][0].op).String(); got != c.want {
+			half := len(c.feed) / 2
+			feed(a, c.feed[:half])
+			clk.Advance(2 * time.Minute)
+			feed(a, c.feed[half:])
+			clk.Advance(3 * time.Second)
+			if got := a.Begin(c.feed[0].op).String(); got != c.want {
 				t.Fatalf("plan String() =\n  %s\nwant\n  %s", got, c.want)
 			}
 		})
+	}
+	// Without samples there is nothing to date: the string is the one a first read
+	// has always shown.
+	if got, want := newAdaptive(t, AdaptiveConfig{}).Begin("read").String(), "adaptive threshold=500ms (fallback: 0 of 20 read samples) step=250ms budget=10%"; got != want {
+		t.Fatalf("plan String() = %s, want %s", got, want)
 	}
 	if got := newAdaptive(t, AdaptiveConfig{}).String(); got != "adaptive p99 floor=5ms fallback=500ms step=250ms budget=10%" {
 		t.Fatalf("String() = %s", got)
@@ -287,6 +305,8 @@ func TestAdaptiveConfigValidation(t *testing.T) {
 		{"budget of 100%", AdaptiveConfig{Budget: 1}, ""},
 		{"burst below one hedge", AdaptiveConfig{Burst: 0.5}, "burst must be between 1 and 1000000 tokens (got 0.5)"},
 		{"burst too large to count", AdaptiveConfig{Burst: 1e12}, "burst"},
+		{"negative max sample age", AdaptiveConfig{MaxSampleAge: -time.Minute}, "max sample age must not be negative (got -1m0s): give a duration such as 10m"},
+		{"a max sample age of a day", AdaptiveConfig{MaxSampleAge: 24 * time.Hour}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -436,6 +456,23 @@ func BenchmarkAdaptiveBeginDone(b *testing.B) {
 	}
 }
 
+// BenchmarkAdaptiveBeginDoneWhileSamplesAgeOut is the steady state in which Begin drops
+// aged samples as fast as Done adds them: a MaxSampleAge of about 100 operations.
+func BenchmarkAdaptiveBeginDoneWhileSamplesAgeOut(b *testing.B) {
+	a := newAdaptive(b, AdaptiveConfig{MaxSampleAge: 20 * time.Microsecond})
+	lat := make([]time.Duration, 1024)
+	rng := rand.New(rand.NewPCG(8, 9))
+	for i := range lat {
+		lat[i] = time.Duration(rng.IntN(10e3)) // < 10µs: observed before they age out
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := a.Begin("read")
+		p.Admit(1)
+		p.Done(lat[i%len(lat)], true)
+	}
+}
+
 func BenchmarkAdaptiveBeginDoneParallel(b *testing.B) {
 	a := newAdaptive(b, AdaptiveConfig{})
 	feed(a, answered("read", 200, 20*ms))
@@ -451,12 +488,14 @@ func BenchmarkAdaptiveBeginDoneParallel(b *testing.B) {
 }
 
 func ExampleAdaptive() {
-	a, err := NewAdaptive(AdaptiveConfig{MinSamples: 3})
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	a, err := NewAdaptive(AdaptiveConfig{MinSamples: 3, Clock: clk})
 	if err != nil {
 		panic(err)
 	}
 	for _, d := range []time.Duration{12 * time.Millisecond, 9 * time.Millisecond, 14 * time.Millisecond} {
 		a.Begin("read").Done(d, true)
+		clk.Advance(40 * time.Second)
 	}
 	plan := a.Begin("read")
 	fmt.Println(a)
@@ -464,6 +503,6 @@ func ExampleAdaptive() {
 	fmt.Println(plan.Offset(1), plan.Offset(2))
 	// Output:
 	// adaptive p99 floor=5ms fallback=500ms step=250ms budget=10%
-	// adaptive threshold=14ms (p99 of 3 read samples) step=250ms budget=10%
+	// adaptive threshold=14ms (p99 of 3 read samples, newest 40s, oldest 2m) step=250ms budget=10%
 	// 14ms 264ms
 }

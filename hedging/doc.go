@@ -7,4 +7,9 @@
 // to its region, that reports transient results and returns whether it ended with a
 // final one. Time comes from an injected clock, so a 300 ms schedule is tested in
 // microseconds.
+//
+// What the adaptive strategy learns can outlive its process as an AdaptiveState, a
+// JSON-serialisable snapshot that Export, Import and MergeAdaptiveState produce and
+// check; reading and writing the file that holds it, and locking it, are the command
+// layer's.
 package hedging
