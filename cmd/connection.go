@@ -136,7 +136,7 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
 		Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
-		AttemptTimeouts: &timeouts, Health: mem.health,
+		AttemptTimeouts: &timeouts, Health: mem.health, LookupRegions: lookupRegions(f.region),
 		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, OnAccount: mem.accountFetched})
 	if err != nil {
 		sess.Close()
@@ -231,4 +231,11 @@ func asUsage(err error) error {
 		return &UsageError{Err: err}
 	}
 	return err
+}
+
+func lookupRegions(region string) []string {
+	if region == "" {
+		return nil
+	}
+	return []string{region}
 }

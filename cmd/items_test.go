@@ -47,6 +47,7 @@ func isolate(t *testing.T) {
 	}
 	t.Setenv("COSMOSCTL_CONFIG", filepath.Join(t.TempDir(), "config.toml"))
 	t.Setenv("COSMOSCTL_EMULATOR_DATA", filepath.Join(t.TempDir(), "emulator"))
+	t.Setenv("COSMOSCTL_STATE_DIR", filepath.Join(t.TempDir(), "state"))
 }
 
 type runResult struct {

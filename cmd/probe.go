@@ -226,6 +226,9 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		if strategy, err = o.conn.hedge.strategy(sess.settings); err != nil {
 			return err
 		}
+		// What the hedged stream learns of the first region's latency is what a later
+		// one-shot `cosmosctl read` with adaptive hedging starts from.
+		sess.learn(strategy)
 		opts.Hedge, opts.HedgePreferred, opts.HedgeExclude = strategy, sess.settings.PreferredRegions, sess.settings.ExcludeRegions
 	}
 	if o.metricsAddr != "" {

@@ -43,6 +43,10 @@ type Options struct {
 	// names the regional endpoints that the account lookup falls back to.
 	KnownAccount      *cosmos.Account
 	KnownAccountFresh bool
+	// LookupRegions are regions whose own endpoints the account lookup asks, in this
+	// order, when the global endpoint does not answer (the region a command is pinned
+	// to, say); the preferred regions follow them.
+	LookupRegions []string
 	// OnAccount is called with every account topology read from the service (a command
 	// saves it for the next process).
 	OnAccount func(*cosmos.Account)
@@ -105,7 +109,8 @@ func New(opts Options) (*Client, error) {
 	}
 	c.opts = opts
 	c.health = opts.Health
-	c.topology = &topology{endpoint: c.endpoint, preferred: opts.PreferredRegions, onFetch: opts.OnAccount, known: opts.KnownAccount,
+	c.topology = &topology{endpoint: c.endpoint, preferred: append(append([]string(nil), opts.LookupRegions...), opts.PreferredRegions...),
+		onFetch: opts.OnAccount, known: opts.KnownAccount,
 		send: func(ctx context.Context, i int, endpoint string, req *cosmos.Request) sent {
 			return c.send(ctx, ClassAccount, i, endpoint, req)
 		}}

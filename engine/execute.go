@@ -43,11 +43,9 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(&TimeoutError{Timeout: op.E2ETimeout, Cause: cause})
 	}
 
-	acct, fetched, err := c.topology.getFetched(ctx)
-	if fetched {
-		for _, n := range c.topology.lookupNotes() {
-			rec.note("account lookup: " + n)
-		}
+	acct, err := c.topology.get(ctx)
+	for _, n := range c.topology.takeNotes() {
+		rec.note("account lookup: " + n)
 	}
 	if err != nil {
 		if timedOut() {
@@ -64,7 +62,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	// A probe ticket that no attempt settled (the operation never got to its region)
 	// frees the slot for the next operation.
 	defer op.probe.Abandoned()
-	if err := c.prepare(ctx, &op, endpointOf(plan.targets[0])); err != nil {
+	if err := c.prepare(ctx, &op, acct, endpointOf(plan.targets[0])); err != nil {
 		if timedOut() {
 			return timeout(err)
 		}

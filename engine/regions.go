@@ -170,7 +170,7 @@ func (c *Client) PartitionKeyPaths(ctx context.Context, database, container stri
 	if err != nil {
 		return nil, err
 	}
-	def, err := c.partitionKeyDefinition(ctx, database, container, endpointOf(acct.WritableLocations[0]))
+	def, err := c.partitionKeyDefinition(ctx, database, container, acct, endpointOf(acct.WritableLocations[0]))
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,11 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 	if err != nil {
 		return fail(err)
 	}
-	if err := c.prepare(ctx, &op, endpointOf(loc)); err != nil {
+	acct, err := c.topology.get(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if err := c.prepare(ctx, &op, acct, endpointOf(loc)); err != nil {
 		return fail(err)
 	}
 	op.reqOnce = new(sync.Once)
@@ -151,10 +155,6 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 		return fail(fmt.Errorf("replica %s is %w of partition key range %s in %s (the addresses were refreshed since)", replicaURL, ErrNotInReplicaSet, key.Range, loc.Name))
 	}
 
-	acct, err := c.topology.get(ctx)
-	if err != nil {
-		return fail(err)
-	}
 	target := strings.TrimRight(replica.URL, "/")
 	i := rec.begin(loc.Name, target, ReasonInitial)
 	rec.setReplica(i, replica.URL, replica.Health.String())

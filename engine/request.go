@@ -13,7 +13,7 @@ import (
 
 // prepare validates an operation and fills in what it leaves to the document: the id of
 // a create or upsert, and the partition key of a write without --pk.
-func (c *Client) prepare(ctx context.Context, op *Operation, endpoint string) error {
+func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Account, endpoint string) error {
 	if op.Database == "" || op.Container == "" {
 		return inputErrorf("no database or container: give --database and --container (or set them in a profile)")
 	}
@@ -57,7 +57,7 @@ func (c *Client) prepare(ctx context.Context, op *Operation, endpoint string) er
 	if doc == nil {
 		return inputErrorf("no partition key: give --pk (a JSON value such as '\"tenant-1\"' or 42, or a plain string)")
 	}
-	def, err := c.partitionKeyDefinition(ctx, op.Database, op.Container, endpoint)
+	def, err := c.partitionKeyDefinition(ctx, op.Database, op.Container, acct, endpoint)
 	if err != nil {
 		return err
 	}
@@ -76,8 +76,11 @@ func jsonProblem(err error) string {
 	return err.Error()
 }
 
-// partitionKeyDefinition reads (once per process) the container's partition key paths.
-func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll, endpoint string) (cosmos.PartitionKeyDefinition, error) {
+// partitionKeyDefinition reads (once per process) the container's partition key paths:
+// from endpoint, and when that region does not answer, from each other region of the
+// account in turn (metadata is the same everywhere; a write whose region is down should
+// fail on its own attempt, with the message that explains it, not on this read).
+func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll string, acct *cosmos.Account, endpoint string) (cosmos.PartitionKeyDefinition, error) {
 	key := db + "/" + coll
 	c.mu.Lock()
 	def, ok := c.containers[key]
@@ -85,7 +88,20 @@ func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll, endpoint 
 	if ok {
 		return def, nil
 	}
-	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	endpoints := []string{endpoint}
+	for _, l := range acct.ReadableLocations {
+		if ep := endpointOf(l); !contains(endpoints, ep) {
+			endpoints = append(endpoints, ep)
+		}
+	}
+	var resp *cosmos.Response
+	var err error
+	for _, ep := range endpoints {
+		resp, err = c.do(ctx, ClassMetadata, ep, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+		if err == nil || ctx.Err() != nil || (resp != nil && resp.StatusCode < 500 && resp.StatusCode != 408 && resp.StatusCode != 429) {
+			break
+		}
+	}
 	if err != nil {
 		return def, err
 	}

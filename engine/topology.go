@@ -45,17 +45,6 @@ func (t *topology) get(ctx context.Context) (*cosmos.Account, error) {
 	return t.fetchLocked(ctx)
 }
 
-// getFetched is get that also says whether this call read the account from the service.
-func (t *topology) getFetched(ctx context.Context) (*cosmos.Account, bool, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.account != nil {
-		return t.account, false, nil
-	}
-	a, err := t.fetchLocked(ctx)
-	return a, true, err
-}
-
 // refresh re-reads the account.
 func (t *topology) refresh(ctx context.Context) (*cosmos.Account, error) {
 	t.mu.Lock()
@@ -148,11 +137,14 @@ func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
 	return nil, lastErr
 }
 
-// lookupNotes says how the account was found when the global endpoint did not answer.
-func (t *topology) lookupNotes() []string {
+// takeNotes says how the account was found when the global endpoint did not answer, once:
+// the first operation after the lookup reports it in its diagnostics.
+func (t *topology) takeNotes() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]string(nil), t.lookups...)
+	n := t.lookups
+	t.lookups = nil
+	return n
 }
 
 func lookupProblem(at sent) string {
@@ -177,7 +169,7 @@ type AccountLookupError struct {
 }
 
 func (e *AccountLookupError) Error() string {
-	return "no endpoint of the account answered GET / (" + strings.Join(e.Tried, "; ") + ")"
+	return "no endpoint of the account answered GET / (" + strings.Join(e.Tried, "; ") + "); with the global endpoint down, name a region with --region or --preferred-regions so that its own endpoint is asked"
 }
 
 func (e *AccountLookupError) Unwrap() error { return e.Last }

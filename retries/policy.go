@@ -107,6 +107,11 @@ func (p Policy) Decide(st *State, req Request, o Outcome) Decision {
 			wait = p.DefaultThrottleWait
 		}
 		if st.throttleRetries >= p.MaxThrottleRetries || st.throttleWaited+wait > p.MaxThrottleWait {
+			if !req.Write && req.CanFailOver {
+				// Throughput is provisioned per region: a read that one region keeps
+				// throttling can still be served by the next.
+				return Decision{Action: NextRegion, Note: fmt.Sprintf("429 from %s: throttling retries exhausted (%d retries, %s waited); failing over", where, st.throttleRetries, st.throttleWaited)}
+			}
 			return Decision{Action: Stop, Note: fmt.Sprintf("429 from %s: throttling retries exhausted (%d retries, %s waited)", where, st.throttleRetries, st.throttleWaited)}
 		}
 		st.throttleRetries++
