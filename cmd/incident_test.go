@@ -209,3 +209,42 @@ func TestConsecutiveReadProcessesRememberAHungRegion(t *testing.T) {
 		t.Fatalf("straight to the healthy region: %v", straight)
 	}
 }
+
+// TestAdaptiveThresholdsOutliveTheProcess: one-shot reads with adaptive hedging learn
+// from the reads before them, each its own invocation; with health memory off they
+// start from the fallback every time.
+func TestAdaptiveThresholdsOutliveTheProcess(t *testing.T) {
+	testAccount(t)
+	seed(t)
+	if err := os.WriteFile(os.Getenv("COSMOSCTL_CONFIG"), []byte("default_profile = \"p\"\n[profiles.p.hedging]\nmode = \"adaptive\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hedgeConfig := func(extra ...string) string {
+		t.Helper()
+		r := cosmosctl(t, "", append([]string{"read", "o1", "--pk", "t1", "-o", "json"}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s %s", r.code, r.out, r.errOut)
+		}
+		var got struct {
+			Diagnostics struct {
+				HedgeConfig string `json:"hedge_config"`
+			} `json:"diagnostics"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Diagnostics.HedgeConfig
+	}
+	if got := hedgeConfig(); !strings.Contains(got, "fallback: 0 of 20 read samples") {
+		t.Fatalf("first read: %q", got)
+	}
+	for i := 1; i < 25; i++ {
+		hedgeConfig()
+	}
+	if got := hedgeConfig(); !strings.Contains(got, "p99 of 25 read samples") && !strings.Contains(got, "floor: p99 of 25 read samples") {
+		t.Fatalf("the 26th read does not use what the 25 before it learned: %q", got)
+	}
+	if got := hedgeConfig("--no-health-memory"); !strings.Contains(got, "fallback: 0 of 20") {
+		t.Fatalf("--no-health-memory still learned: %q", got)
+	}
+}
