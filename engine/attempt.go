@@ -143,6 +143,8 @@ type sent struct {
 	err     error
 	timeout time.Duration
 	expired bool
+	// skipped: nothing was sent, the end-to-end timeout had run out.
+	skipped bool
 }
 
 // send sends one attempt of class class at ladder rung i to endpoint, bounded by its
@@ -160,7 +162,7 @@ func (c *Client) send(ctx context.Context, class RequestClass, i int, endpoint s
 	}
 	if timeout <= 0 {
 		// The end-to-end timeout is about to fire: nothing is sent.
-		return sent{err: &cosmos.NetworkError{Endpoint: endpoint, Err: errE2ETimeout}}
+		return sent{err: &cosmos.NetworkError{Endpoint: endpoint, Err: errE2ETimeout}, skipped: true}
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

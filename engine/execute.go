@@ -214,7 +214,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		resp, err := at.resp, at.err
 		res.resp, res.err = resp, err
 		rec.setTimeout(i, at.timeout, at.expired)
-		c.recordHealth(op, region.Name, at, ctx.Err() != nil && resp == nil, direct)
+		c.recordHealth(ctx, op, region.Name, at, direct)
 		if ctx.Err() != nil && resp == nil {
 			rec.cancel(i, context.Cause(ctx).Error())
 			res.err = ctx.Err()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -75,11 +76,18 @@ func sameOrder(a, b []string) bool {
 // recordHealth tells the health store what one attempt to region got: a final answer
 // is a success; a timeout, no answer, 503, 500, 408 or a gateway's 410 is a failure;
 // throttling, 449, 404/1002 and a 410 that only says the partition moved are neither
-// (the region is serving). An attempt cut short by the caller, the end-to-end timeout
-// or a hedge that won says nothing about the region.
-func (c *Client) recordHealth(op *Operation, region string, at sent, cancelled, direct bool) {
-	if c.health == nil || cancelled {
+// (the region is serving). An attempt cut short by the caller or by a hedge that won
+// says nothing about the region; one still unanswered when the end-to-end timeout
+// expired is a timeout (its timeout was clamped to the end-to-end one).
+func (c *Client) recordHealth(ctx context.Context, op *Operation, region string, at sent, direct bool) {
+	if c.health == nil || at.skipped {
 		return
+	}
+	if at.resp == nil && ctx.Err() != nil {
+		if !errors.Is(context.Cause(ctx), errE2ETimeout) {
+			return
+		}
+		at.expired = true
 	}
 	kind := healthKind(op.Kind)
 	probe := op.probe.Granted() && op.probe.Region() == region

@@ -155,3 +155,23 @@ func TestRegionHealthAcrossOperations(t *testing.T) {
 		}
 	})
 }
+
+func TestAnEndToEndTimeoutCountsAsTheRegionsTimeout(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	tr := newFakeTransport(fakeAccount(false))
+	tr.on("http://east", reply{block: true})
+	c, _ := newHealthClient(t, tr, clk)
+	op := readOp()
+	op.E2ETimeout = time.Second // shorter than the 6 s attempt timeout: it clamps it
+	for i := 0; i < 3; i++ {
+		done := execAsync(c, op)
+		advanceWhenBlocked(t, clk, tr, 1, time.Second)
+		if o := <-done; o.err == nil {
+			t.Fatalf("read %d answered from a hung region", i+1)
+		}
+	}
+	res, err := c.Execute(context.Background(), op)
+	if err != nil || firstRegion(res.Diagnostics) != "West US" {
+		t.Fatalf("after three reads that ran out of time in East US it is still first: %v %s", err, summary(res.Diagnostics))
+	}
+}
