@@ -28,6 +28,9 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	head.add("operation", describeOperation(d))
 	head.add("hedging", orDefault(d.HedgeConfig, "off"))
 	head.add("effective regions", list(d.EffectiveRegions, sym.arrow))
+	if len(d.HealthOrder) > 0 {
+		head.add("health order", st.Warn(list(d.HealthOrder, sym.arrow)+" (unavailable regions last: see notes)"))
+	}
 	head.add("excluded regions", list(d.ExcludedRegions, ", "))
 	if d.E2ETimeout > 0 {
 		head.add("end-to-end timeout", HumanDuration(d.E2ETimeout))
@@ -50,7 +53,7 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 			string(a.Reason),
 			"+"+HumanDuration(a.Start),
 			attemptDuration(a, sym),
-			status(a.StatusCode, a.SubStatus, sym),
+			attemptStatus(a, sym),
 			charge(a, sym),
 			paintOutcome(st, a.Outcome, string(a.Outcome)),
 			paintOutcome(st, a.Outcome, timeline(a, total, sym)),
@@ -102,6 +105,14 @@ func attemptDuration(a engine.Attempt, sym symbols) string {
 		return sym.dash
 	}
 	return HumanDuration(a.Duration)
+}
+
+// attemptStatus is the attempt's status, or "timeout" when its own timeout expired.
+func attemptStatus(a engine.Attempt, sym symbols) string {
+	if a.StatusCode == 0 && a.TimedOut {
+		return "timeout"
+	}
+	return status(a.StatusCode, a.SubStatus, sym)
 }
 
 func status(code, sub int, sym symbols) string {

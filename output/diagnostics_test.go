@@ -121,6 +121,28 @@ var diagnosticsCases = []struct {
 		TimedOut:         true,
 		Notes:            []string{"end-to-end timeout of 2s expired: cancelled 2 attempts in flight"},
 	}},
+	{"attempt_timeout_and_region_health", &engine.Diagnostics{
+		Operation: engine.OpRead, Database: "shop", Container: "orders", ID: "order-1", PartitionKey: json.RawMessage(`["alice"]`),
+		EffectiveRegions: []string{"East US", "West US", "North Europe"},
+		HealthOrder:      []string{"West US", "North Europe", "East US"},
+		HedgeConfig:      "off",
+		Attempts: []engine.Attempt{{
+			N: 1, Region: "West US", Reason: engine.ReasonInitial,
+			Start: 0, Duration: 6 * time.Second, Outcome: engine.OutcomeFailed, Timeout: 6 * time.Second, TimedOut: true,
+			Error: "http://west: no answer within the attempt timeout of 6s (after the request was sent)",
+			Note:  "no answer from West US (attempt timeout of 6s expired): failing over",
+		}, {
+			N: 2, Region: "North Europe", Reason: engine.ReasonFailover, Timeout: 6 * time.Second,
+			Start: 6 * time.Second, Duration: 75 * ms, StatusCode: 200, RequestCharge: 1,
+			ActivityID: "6b1e3a52-9c0d-4f7e-8a1b-2c3d4e5f6a7b", Outcome: engine.OutcomeWon,
+		}},
+		ContactedRegions: []string{"West US", "North Europe"},
+		RespondedRegions: []string{"North Europe"},
+		WinningRegion:    "North Europe", WinningAttempt: 2,
+		RequestCharge: 1,
+		Duration:      6075 * ms,
+		Notes:         []string{"region health: East US: 3 timeouts in 40s, unavailable until 12:03:06, then one probe request; moved last"},
+	}},
 	{"all_regions_excluded", &engine.Diagnostics{
 		Operation: engine.OpRead, Database: "shop", Container: "orders", ID: "order-1", PartitionKey: json.RawMessage(`["alice"]`),
 		PreferredRegions: []string{"West US", "North Europe"},
