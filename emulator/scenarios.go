@@ -14,7 +14,8 @@ import (
 //	brownout           5 % of reads answer 0.5–2 s late
 //	outage             the region refuses connections
 //	hang               the region accepts requests and never answers them
-//	write-region-down  the write region (and so the global endpoint) refuses connections
+//	write-region-down  the write region refuses connections (the global endpoint, its
+//	                   alias, drops every data request)
 //	throttle      20 % of reads get 429 with a 100 ms retry-after
 //	replica-move  a secondary replica of each partition key range moves (410)
 //

@@ -148,14 +148,11 @@ func (s *Server) listen() error {
 			return nil, fmt.Errorf("%s cannot listen on %s:%d: %v (choose another --port, or 0 for free ports)", what, s.cfg.Host, port, err)
 		}
 		ep := &endpoint{region: region, name: name}
-		// The global endpoint is the write region's alias (a real account's global DNS
-		// name resolves to it): it refuses connections when that region does.
-		ep.listener = &faultListener{Listener: ln, refusing: func() bool {
-			if region < 0 {
-				return s.faults.Refusing(s.regions[s.writeIdx.Load()].name)
-			}
-			return s.faults.Refusing(name)
-		}}
+		// The global endpoint answers as the write region (a real account's global DNS
+		// name resolves to it), so a refuse fault on that region drops its requests too;
+		// but it keeps accepting connections, because it also serves the control API,
+		// which must stay reachable to end the outage it is rehearsing.
+		ep.listener = &faultListener{Listener: ln, refusing: func() bool { return region >= 0 && s.faults.Refusing(name) }}
 		ep.url = "http://" + ln.Addr().String()
 		ep.http = &http.Server{
 			Handler:           &handler{s: s, ep: ep},
