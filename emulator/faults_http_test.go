@@ -258,3 +258,31 @@ func hdr(m map[string]string) map[string][]string {
 	}
 	return out
 }
+
+// A write-region outage drops the global endpoint's data requests (it is the write
+// region's alias) while its control API stays reachable, so the outage can be ended.
+func TestWriteRegionOutageKeepsTheControlAPIReachable(t *testing.T) {
+	s := startTest(t)
+	c := newTestClient(t, s.Key())
+	pk := pkHeader(`["a"]`)
+	c.mustDo(s.Endpoint(), "POST", itemsPath(), pk, `{"id":"1","pk":"a"}`)
+	ctl, _ := NewControlClient(s.Endpoint(), s.Key())
+	added, err := ctl.AddFault(t.Context(), faults.Rule{Region: "East US", Effect: "refuse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.do(s.Endpoint(), "GET", itemPath("1"), pk, nil)
+	var ne *cosmos.NetworkError
+	if !errors.As(err, &ne) {
+		t.Fatalf("a data request to the global endpoint during the write region's outage → %v, want no answer", err)
+	}
+	if st, _ := code(c.mustDo(regionURL(t, s, "West US"), "GET", itemPath("1"), pk)); st != 200 {
+		t.Fatal("read regions stay up")
+	}
+	if err := ctl.RemoveFault(t.Context(), added.ID); err != nil {
+		t.Fatalf("the control API must stay reachable during the outage: %v", err)
+	}
+	if st, _ := code(c.mustDo(s.Endpoint(), "GET", itemPath("1"), pk)); st != 200 {
+		t.Fatal("the global endpoint answers again once the fault is removed")
+	}
+}
