@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/hedging"
 )
 
@@ -28,16 +30,35 @@ func (m *memTransport) Do(_ context.Context, _ string, req *cosmos.Request) (*co
 // BenchmarkEngineRead is the engine's overhead for one point read: region planning,
 // request building, the attempt loop and diagnostics recording, with a transport that
 // costs nothing.
+//
+// The sub-benchmarks add region health: a store with nothing unavailable (every read
+// asks it for the order and reports its success), and one in which East US is
+// unavailable, so that every read's plan is reordered and noted.
 func BenchmarkEngineRead(b *testing.B) {
+	b.Run("no-health", func(b *testing.B) { benchmarkEngineRead(b, nil, []string{"East US"}) })
+	b.Run("health", func(b *testing.B) {
+		hs, _ := health.New(health.Config{}, clock.Real{})
+		benchmarkEngineRead(b, hs, nil)
+	})
+	b.Run("health-one-region-unavailable", func(b *testing.B) {
+		hs, _ := health.New(health.Config{ProbeAfter: time.Hour, MaxProbeInterval: time.Hour}, clock.Real{})
+		for i := 0; i < 3; i++ {
+			hs.Failure("East US", "", health.Read, health.Timeout)
+		}
+		benchmarkEngineRead(b, hs, nil)
+	})
+}
+
+func benchmarkEngineRead(b *testing.B, hs *health.Store, exclude []string) {
 	tr := newFakeTransport(fakeAccount(false))
 	acct, _ := tr.Do(context.Background(), "", &cosmos.Request{Path: "/"})
 	mem := &memTransport{account: acct.Body, resp: cosmos.Response{StatusCode: 200, Body: []byte(`{"id":"1","pk":"a"}`), Header: http.Header{}, RequestCharge: 1}}
-	c, err := New(Options{Endpoint: "http://global", Transport: mem, PreferredRegions: []string{"West US"}})
+	c, err := New(Options{Endpoint: "http://global", Transport: mem, PreferredRegions: []string{"West US", "East US"}, Health: hs})
 	if err != nil {
 		b.Fatal(err)
 	}
 	op := readOp()
-	op.ExcludeRegions = []string{"East US"}
+	op.ExcludeRegions = exclude
 	ctx := context.Background()
 	if _, err := c.Execute(ctx, op); err != nil {
 		b.Fatal(err)
