@@ -41,6 +41,8 @@ directory (` + "`cosmosctl config path`" + ` prints it):
   preferred_regions = ["East US", "West US"]
   exclude_regions = []
   e2e_timeout = "5s"
+  attempt_timeout = "2s"                     # cap on each attempt's own timeout
+  health_memory = true                       # false: remember no region health
   output = "table"                           # table | json
 
   [profiles.prod.hedging]
@@ -82,6 +84,9 @@ Environment variables:
   COSMOSCTL_PREFERRED_REGIONS    comma-separated
   COSMOSCTL_EXCLUDE_REGIONS      comma-separated
   COSMOSCTL_E2E_TIMEOUT          e.g. 5s
+  COSMOSCTL_ATTEMPT_TIMEOUT      e.g. 2s
+  COSMOSCTL_HEALTH_MEMORY        on or off
+  COSMOSCTL_STATE_DIR            where region health and topologies are remembered
   COSMOSCTL_OUTPUT               table or json
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID
 A variable set to the empty string counts as unset.`
@@ -459,6 +464,8 @@ KEY is one of:
   endpoint, key, key_file, connection_string, auth (key|aad), aad_token_file,
   database, container,
   preferred_regions, exclude_regions (comma-separated), e2e_timeout (e.g. 5s),
+  attempt_timeout (e.g. 2s), health_memory (on|off),
+  connection_mode (gateway|direct; direct: cosmosctl's emulator only),
   output (table|json), hedging.mode (threshold|adaptive|off), hedging.threshold,
   hedging.step, hedging.max_regions, hedging.budget (e.g. 10%),
   write_retries.policy (off|retries|tracking-id), default_profile.
@@ -473,6 +480,8 @@ The file is rewritten: comments and the order of settings are not kept.`,
   cosmosctl config set --profile prod key_file ~/.config/cosmosctl/prod.key
   cosmosctl config set --profile prod preferred_regions "East US,West US"
   cosmosctl config set --profile prod hedging.threshold 300ms
+  cosmosctl config set --profile prod attempt_timeout 2s
+  cosmosctl config set --profile ci health_memory false
   cosmosctl config set default_profile prod
   cosmosctl config set --profile prod database ""   # remove the setting`,
 		Args: func(c *cobra.Command, args []string) error {

@@ -57,7 +57,9 @@ The account
   COSMOSCTL_DATABASE             database [--database; database]
   COSMOSCTL_CONTAINER            container [--container; container]
   COSMOSCTL_CONNECTION_MODE      gateway (default) or direct: to the replicas through
-                                 the address cache [--connection-mode; connection_mode]
+                                 the address cache [--connection-mode; connection_mode].
+                                 Direct works against cosmosctl's emulator only: real
+                                 replicas speak RNTBD, not HTTP
 
 Regions, timeouts and retries
   COSMOSCTL_PREFERRED_REGIONS    regions in the order to use them, comma-separated
@@ -66,6 +68,11 @@ Regions, timeouts and retries
                                  exclude_regions]
   COSMOSCTL_E2E_TIMEOUT          end-to-end timeout of an operation, retries
                                  included, e.g. 5s [--e2e-timeout; e2e_timeout]
+  COSMOSCTL_ATTEMPT_TIMEOUT      cap on each attempt's own timeout, e.g. 1s; a read
+                                 whose attempt times out fails over [--attempt-timeout;
+                                 attempt_timeout]. Default: point operations
+                                 6s→10s→65s, metadata 3s→6s→10s, account lookup
+                                 2s→5s, connect 1s→3s→5s
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID (or off,
                                  retries, tracking-id) [--write-retries;
                                  write_retries.policy]
@@ -76,6 +83,14 @@ Output
                                  [--no-color]. TERM=dumb turns colour off too, and
                                  an LC_ALL, LC_CTYPE or LANG that names a character
                                  set other than UTF-8 turns off box-drawing symbols
+
+What commands remember (cosmosctl help health)
+  COSMOSCTL_HEALTH_MEMORY        on (default) or off: off neither uses nor updates the
+                                 region health and learned hedging latencies kept
+                                 between commands [--no-health-memory; health_memory]
+  COSMOSCTL_STATE_DIR            where region health, account topologies and learned
+                                 latencies are kept, one folder per account endpoint;
+                                 default: cosmosctl/state in the user cache directory
 
 The config file
   COSMOSCTL_CONFIG               the profiles file (default: cosmosctl/config.toml in
@@ -98,6 +113,7 @@ principal), then workload or managed identity, then the az login session.
 
 Examples:
   COSMOSCTL_PROFILE=staging cosmosctl regions
+  COSMOSCTL_ATTEMPT_TIMEOUT=1s COSMOSCTL_HEALTH_MEMORY=off cosmosctl read order-1 --pk tenant-7
   COSMOSCTL_EXCLUDE_REGIONS="East US" cosmosctl read order-1 --pk tenant-7
   COSMOSCTL_KEY_FILE= cosmosctl config show        # ignore a key file set earlier
 `
@@ -144,8 +160,14 @@ EVERY SETTING
   preferred_regions = ["East US", "West US"]  # order reads use; default: the account's
   exclude_regions = ["Brazil South"]          # never used; an unknown name is an error
   e2e_timeout = "5s"           # end-to-end timeout, retries included; default none
+  attempt_timeout = "2s"       # cap on each attempt's own timeout (default: point
+                               # operations 6s→10s→65s, metadata 3s→6s→10s,
+                               # account lookup 2s→5s, connect 1s→3s→5s)
+  health_memory = true         # false: remember no region health or learned
+                               # latencies between commands (cosmosctl help health)
   output = "table"             # table | json
-  connection_mode = "gateway"  # gateway | direct (to the replicas)
+  connection_mode = "gateway"  # gateway | direct (to the replicas; cosmosctl's
+                               # emulator only: real replicas speak RNTBD)
 
   [profiles.prod.hedging]      # off unless a mode or a threshold is set
   mode = "threshold"           # off | threshold | adaptive

@@ -1,12 +1,18 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -18,60 +24,20 @@ func newRegionsCmd(io *IOStreams) *cobra.Command {
 		Short: "Show the account's regions, the effective order, and a latency to each",
 		Long: `Show the account's write and read regions with their endpoints, the order the
 current settings (--preferred-regions, --exclude, --region) use them in for reads
-and writes, and the latency of one request to each region.` + "\n" + strings.TrimPrefix(connectionHelp, "\n"),
+and writes, the latency of one request to each region, and the region health
+remembered from earlier commands (cosmosctl help health): HEALTH for reads and
+writes, and "reads go to" in the order operations use now, unavailable regions
+last.
+
+--e2e-timeout (or COSMOSCTL_E2E_TIMEOUT, profile e2e_timeout) bounds the whole
+command: a region that has not answered by then is shown unreachable, so that
+regions answers in the middle of an outage too.` + "\n" + strings.TrimPrefix(connectionHelp, "\n"),
 		Example: `  cosmosctl regions
   cosmosctl regions --exclude "East US"
   cosmosctl regions --preferred-regions "West US,East US" -o json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			settings, err := conn.resolve(io)
-			if err != nil {
-				return err
-			}
-			sess, err := conn.connect(c.Context(), io, settings)
-			if err != nil {
-				return err
-			}
-			defer sess.Close()
-			exclude, err := conn.excludes(c.Context(), sess)
-			if err != nil {
-				return err
-			}
-			rep, err := sess.client.Regions(c.Context(), exclude, !noPing)
-			if err != nil {
-				return asUsage(err)
-			}
-			if conn.wantJSON(sess.settings) {
-				return output.WriteJSON(io.Out, rep)
-			}
-			st := output.StylesFor(io.Out, io.OutTTY, conn.noColor, getenv)
-			t := output.NewTable(io.Out, st, "REGION", "ROLE", "READ #", "WRITE #", "LATENCY", "ENDPOINT", "NOTE")
-			for _, r := range rep.Regions {
-				role := "read"
-				if r.Write {
-					role = "write"
-				}
-				lat := "—"
-				switch {
-				case noPing:
-				case r.Error != "":
-					lat = "unreachable"
-				default:
-					lat = output.HumanDuration(r.Latency)
-				}
-				t.Append(r.Name, role, rank(r.ReadRank), rank(r.WriteRank), lat, r.Endpoint, r.Note)
-			}
-			if err := t.Render(); err != nil {
-				return err
-			}
-			fmt.Fprintf(io.Out, "\nreads go to:  %s\n", strings.Join(rep.EffectiveReads, " → "))
-			fmt.Fprintf(io.Out, "writes go to: %s\n", strings.Join(rep.EffectiveWrites, " → "))
-			for _, fb := range []string{rep.ReadFallback, rep.WriteFallback} {
-				if fb != "" {
-					fmt.Fprintf(io.Out, "note: %s\n", fb)
-				}
-			}
-			return nil
+			return runRegions(c.Context(), io, &conn, noPing)
 		},
 	}
 	conn.register(c)
@@ -79,9 +45,153 @@ and writes, and the latency of one request to each region.` + "\n" + strings.Tri
 	return c
 }
 
+func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool) error {
+	settings, err := conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	sess, err := conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if d := sess.settings.E2ETimeout; d > 0 {
+		// The whole command, the account lookup and every region's GET / included: a
+		// region that hangs must not hold up the answer about the others.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	exclude, err := conn.excludes(ctx, sess)
+	if err != nil {
+		return err
+	}
+	rep, err := sess.client.Regions(ctx, exclude, !noPing)
+	if err != nil {
+		return asUsage(err)
+	}
+
+	// Region health as the command's own store holds it: what earlier commands saved,
+	// merged when the session opened, and nothing else (a GET / is not an operation).
+	hs := sess.client.Health()
+	entries := hs.Entries()
+	healths := make(map[string]output.RegionHealth, len(rep.Regions))
+	for _, r := range rep.Regions {
+		healths[r.Name] = output.RegionHealthOf(entries, r.Name)
+	}
+	readOrder := byHealth(hs, rep.EffectiveReads, health.Read)
+	writeOrder := byHealth(hs, rep.EffectiveWrites, health.Write)
+	if conn.wantJSON(sess.settings) {
+		j := regionsReport{RegionsReport: rep, Regions: make([]regionWithHealth, len(rep.Regions)),
+			HealthReadOrder: readOrder, HealthWriteOrder: writeOrder}
+		for i, r := range rep.Regions {
+			j.Regions[i] = regionWithHealth{RegionInfo: r, Health: healths[r.Name]}
+		}
+		return output.WriteJSON(io.Out, j)
+	}
+
+	now := time.Now()
+	st := output.StylesFor(io.Out, io.OutTTY, conn.noColor, getenv)
+	t := output.NewTable(io.Out, st, "REGION", "ROLE", "READ #", "WRITE #", "LATENCY", "HEALTH", "ENDPOINT", "NOTE")
+	for _, r := range rep.Regions {
+		role := "read"
+		if r.Write {
+			role = "write"
+		}
+		lat := "—"
+		switch {
+		case noPing:
+		case r.Error != "":
+			lat = "unreachable"
+		default:
+			lat = output.HumanDuration(r.Latency)
+		}
+		t.Append(r.Name, role, rank(r.ReadRank), rank(r.WriteRank), lat, healths[r.Name].Text(now), r.Endpoint, r.Note)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	readDown := func(region string) bool { return healths[region].Read.Status != health.StatusAvailable }
+	writeDown := func(region string) bool { return healths[region].Write.Status != health.StatusAvailable }
+	fmt.Fprintf(io.Out, "\nreads go to:  %s\n", orderText(readOrder, rep.EffectiveReads, readDown))
+	fmt.Fprintf(io.Out, "writes go to: %s\n", orderText(writeOrder, rep.EffectiveWrites, writeDown))
+	for _, fb := range []string{rep.ReadFallback, rep.WriteFallback} {
+		if fb != "" {
+			fmt.Fprintf(io.Out, "note: %s\n", fb)
+		}
+	}
+	return nil
+}
+
 func rank(n int) string {
 	if n == 0 {
 		return "—"
 	}
 	return strconv.Itoa(n)
+}
+
+// regionsReport is `regions -o json`: the engine's report, each region with the health
+// remembered of it ("health": {"read": {...}, "write": {...}}).
+type regionsReport struct {
+	*engine.RegionsReport
+	Regions []regionWithHealth `json:"regions"`
+	// HealthReadOrder and HealthWriteOrder are the effective regions in the order
+	// operations use them now: region health moves unavailable regions last.
+	HealthReadOrder  []string `json:"health_read_order"`
+	HealthWriteOrder []string `json:"health_write_order"`
+}
+
+type regionWithHealth struct {
+	engine.RegionInfo
+	Health output.RegionHealth
+}
+
+// MarshalJSON is the region's own JSON (engine.RegionInfo has its own MarshalJSON, which
+// embedding would promote and so drop the health) with "health" added at the end.
+func (r regionWithHealth) MarshalJSON() ([]byte, error) {
+	info, err := json.Marshal(r.RegionInfo)
+	if err != nil {
+		return nil, err
+	}
+	h, err := json.Marshal(r.Health)
+	if err != nil {
+		return nil, err
+	}
+	if len(info) < 2 || info[len(info)-1] != '}' {
+		return nil, fmt.Errorf("region %s: unexpected JSON %s", r.Name, info)
+	}
+	out := append([]byte(nil), info[:len(info)-1]...)
+	if len(info) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"health":`...)
+	out = append(out, h...)
+	return append(out, '}'), nil
+}
+
+// byHealth is the order operations use regions in now, as the engine orders them:
+// regions that region health knows to be unavailable last (never left out), unless
+// every one is; a single region is never reordered.
+func byHealth(h *health.Store, regions []string, kind health.Kind) []string {
+	if h == nil || len(regions) < 2 {
+		return regions
+	}
+	o := h.Order(regions, "", kind)
+	o.Probe.Abandoned() // only looking: a probe is an operation's to make
+	return o.Regions
+}
+
+// orderText is the order operations use, and what region health changed in it.
+func orderText(now, settings []string, down func(region string) bool) string {
+	text := strings.Join(now, " → ")
+	if slices.Equal(now, settings) {
+		return text
+	}
+	var last []string
+	for _, r := range now {
+		if down(r) {
+			last = append(last, r)
+		}
+	}
+	return text + " (region health: " + strings.Join(last, ", ") + " unavailable, used last)"
 }

@@ -56,6 +56,7 @@ incident can be rehearsed on one machine.`,
 		Example: `  cosmosctl read order-1 --pk tenant-7                    # a point read, hedged if the profile says so
   echo '{"id":"order-1","pk":"tenant-7"}' | cosmosctl create -f -
   cosmosctl regions                                       # the account's regions and their latency
+  cosmosctl health                                        # which regions commands avoid, and why
   cosmosctl probe --duration 30s                          # which regions are slow right now
   cosmosctl hedge-test                                    # what hedging would do about it
   cosmosctl emulator                                      # a local three-region account
@@ -80,6 +81,7 @@ incident can be rehearsed on one machine.`,
 		newDeleteCmd(io),
 		newPatchCmd(io),
 		newRegionsCmd(io),
+		newHealthCmd(io),
 		newProbeCmd(io),
 		newHedgeTestCmd(io),
 		newConfigCmd(io),
