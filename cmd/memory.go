@@ -46,6 +46,9 @@ type memory struct {
 	known                                  *cosmos.Account
 	knownFresh                             bool
 
+	// hadHealth: the health file held entries when the command started.
+	hadHealth bool
+
 	mu       sync.Mutex
 	fetched  *cosmos.Account
 	adaptive []*hedging.Adaptive
@@ -65,9 +68,9 @@ func openMemory(notices io.Writer, endpoint string, persist, topology bool) *mem
 		m.persist = false
 		return m
 	}
-	m.topologyPath = statefile.AccountFile(dir, endpoint, "topology")
-	m.healthPath = statefile.AccountFile(dir, endpoint, "health")
-	m.adaptivePath = statefile.AccountFile(dir, endpoint, "adaptive")
+	m.topologyPath = statefile.AccountFile(dir, endpoint, topologyFile)
+	m.healthPath = statefile.AccountFile(dir, endpoint, healthFile)
+	m.adaptivePath = statefile.AccountFile(dir, endpoint, adaptiveFile)
 	if topology {
 		if t, err := statefile.Load[savedTopology](m.topologyPath, topologyKind, topologyVersion, endpoint); err != nil {
 			m.notice(err)
@@ -86,6 +89,7 @@ func openMemory(notices io.Writer, endpoint string, persist, topology bool) *mem
 			m.notice(err)
 		} else {
 			hs.Merge(st)
+			m.hadHealth = len(st.Entries) > 0
 		}
 		if m.loaded, err = statefile.Load[hedging.AdaptiveState](m.adaptivePath, adaptiveKind, hedging.AdaptiveStateVersion, endpoint); err != nil {
 			m.notice(err)
@@ -134,6 +138,10 @@ func (m *memory) save() {
 		return
 	}
 	mine := m.health.Snapshot()
+	if len(mine.Entries) == 0 && !m.hadHealth {
+		m.saveAdaptive(adaptive) // no health learned, and none to forget
+		return
+	}
 	m.notice(statefile.Update(m.healthPath, health.StateKind, health.StateVersion, m.endpoint, func(cur health.State, _ bool) (health.State, error) {
 		merged, err := health.New(m.health.Config(), clock.Real{})
 		if err != nil {
@@ -143,6 +151,10 @@ func (m *memory) save() {
 		merged.Merge(mine)
 		return merged.Snapshot(), nil
 	}))
+	m.saveAdaptive(adaptive)
+}
+
+func (m *memory) saveAdaptive(adaptive []*hedging.Adaptive) {
 	for _, a := range adaptive {
 		learned := a.Export()
 		m.notice(statefile.Update(m.adaptivePath, adaptiveKind, hedging.AdaptiveStateVersion, m.endpoint, func(cur hedging.AdaptiveState, _ bool) (hedging.AdaptiveState, error) {
