@@ -6,8 +6,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/health"
 )
 
 // Embedded emulator defaults: what a command talks to when no account is configured
@@ -41,14 +46,25 @@ func embeddedDataDir() (string, error) {
 	return filepath.Join(cache, "cosmosctl", "emulator"), nil
 }
 
+// embeddedOption changes the embedded emulator's configuration before it starts.
+type embeddedOption func(*emulator.Config)
+
+// embeddedMultiWrite makes every region of the embedded account take writes: hedge-test
+// runs a second, multi-write account next to the usual single-write one to show where
+// writes go when the write region is down.
+func embeddedMultiWrite(c *emulator.Config) { c.MultiWrite = true }
+
 // startEmbedded starts the emulator inside this process on free loopback ports.
-func startEmbedded(ephemeral bool) (*emulator.Server, string, error) {
+func startEmbedded(ephemeral bool, opts ...embeddedOption) (*emulator.Server, string, error) {
 	cfg := emulator.Config{
 		Port:    0,
 		Latency: embeddedLatencies,
 		Databases: []emulator.DatabaseConfig{{ID: embeddedDatabase, Containers: []emulator.ContainerConfig{
 			{ID: embeddedContainer, PartitionKey: []string{"/pk"}},
 		}}},
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	where := "in memory (--ephemeral)"
 	if !ephemeral {
@@ -64,4 +80,28 @@ func startEmbedded(ephemeral bool) (*emulator.Server, string, error) {
 		return nil, "", err
 	}
 	return srv, where, nil
+}
+
+// embeddedClient builds an engine client for another embedded emulator the way connect
+// builds the session's: the transport with the emulator's key, the attempt timeouts, the
+// preferred regions and connection mode of the settings, and a region health store of
+// its own. Nothing of it is remembered between commands. release closes the client and
+// its connections.
+func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Client, release func(), err error) {
+	mk, err := cosmos.NewMasterKey(srv.Key())
+	if err != nil {
+		return nil, nil, fmt.Errorf("the key of the embedded emulator: %v", err)
+	}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: "cosmosctl/" + version}
+	hs, err := health.New(health.Config{}, clock.Real{})
+	if err != nil {
+		return nil, nil, err
+	}
+	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
+	client, err = engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: tr, PreferredRegions: s.PreferredRegions,
+		Direct: s.ConnectionMode == config.ConnectionDirect, AttemptTimeouts: &timeouts, Health: hs})
+	if err != nil {
+		return nil, nil, err
+	}
+	return client, func() { client.Close(); tr.HTTP.CloseIdleConnections() }, nil
 }

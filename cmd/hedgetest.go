@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,11 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/hedgetest"
 	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
 
 type hedgeTestOptions struct {
@@ -46,15 +49,37 @@ a latency chart.
 
 With no account configured it runs on an embedded emulator (three regions with
 realistic latencies) under a scenario, the brownout by default:
-  brownout      the first region answers 5% of reads 0.5–2 s late
-  outage        the first region refuses connections
-  throttle      the first region returns 429 (retry after 100ms) for 20% of reads
-  replica-move  a secondary replica of each partition key range in the first
-                region answers 410 a little into each run, and the gateway hands
-                out its successor 2s later (reads go direct to the replicas)
+  brownout           the first region answers 5% of reads 0.5–2 s late
+  outage             the first region refuses connections
+  hang               the first region accepts requests and never answers them: a
+                     read there waits out its attempt timeout (6s for a point
+                     read; --attempt-timeout caps it) before it goes elsewhere,
+                     until region health moves the region last. Only an attempt
+                     timeout tells region health: keep it shorter than the
+                     end-to-end timeout (--e2e-timeout, here 5s by default).
+  write-region-down  the write region (the first) refuses connections, and the
+                     global endpoint, its alias, drops every data request; the
+                     reads run as usual, then writes are tried (see below)
+  throttle           the first region returns 429 (retry after 100ms) for 20% of
+                     reads
+  replica-move       a secondary replica of each partition key range in the first
+                     region answers 410 a little into each run, and the gateway
+                     hands out its successor 2s later (reads go direct to the
+                     replicas)
 or a TOML scenario file (see cosmosctl emulator --help). Against a real account it
 uses the configured profile and no scenario, and upserts --items small documents
-with ids hedge-test-N (partition key = id) to read.
+with ids hedge-test-N (partition key = id) to read. The items are written before
+the scenario's faults start.
+
+With --scenario write-region-down the strategies table is followed by a write
+phase, "writes while the write region is down": min(--count, 50) upserts of scratch
+items hedge-test-write-N (partition key = id), --concurrency at once, each bounded
+by the end-to-end timeout, first on the embedded account (single-write: they fail,
+fast, with the reason), then on a second embedded account started multi-write with
+the same fault on its write region (they go to another region). For each: how many
+were written, by which regions, p50/p99/max latency, and the distinct error
+messages (-o json: the "writes" array). Writes use the write retry policy of the
+profile or COSMOSCTL_WRITE_RETRY_POLICY, off by default, as cosmosctl upsert does.
 
 Strategies: none, threshold=T/S (threshold T, step S), fanout (every region at
 once), adaptive (threshold learned from the first region's recent p99, extra
@@ -72,13 +97,15 @@ the previous run's moves have settled (about 2s apart).`,
   cosmosctl hedge-test --scenario throttle --strategies none,threshold=50ms/20ms,adaptive
   cosmosctl hedge-test --count 5000 --target-p99 150ms --plot tails.svg
   cosmosctl hedge-test --scenario replica-move --count 500
+  cosmosctl hedge-test --scenario write-region-down --count 2000
+  cosmosctl hedge-test --scenario hang --attempt-timeout 500ms
   cosmosctl hedge-test --profile prod --strategies none,adaptive -o json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context(), io) },
 	}
 	o.conn.register(c)
 	f := c.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, throttle, replica-move, or a TOML scenario file")
+	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, hang, write-region-down, throttle, replica-move, or a TOML scenario file")
 	f.StringVar(&o.strategies, "strategies", defaultStrategies, "strategies to compare, comma-separated")
 	f.IntVar(&o.count, "count", 1000, "reads per strategy")
 	f.IntVar(&o.concurrency, "concurrency", 8, "reads in flight at once")
@@ -170,6 +197,12 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
+	var writes []hedgetest.WriteSummary
+	if scenario == emulator.ScenarioWriteRegionDown && sess.embedded != nil {
+		if writes, err = o.runWrites(ctx, io, sess, scenario, e2e); err != nil {
+			return err
+		}
+	}
 	rec := hedgetest.Recommend(recommendable(results), o.targetP99)
 	series := make([]output.Series, len(results))
 	for i, r := range results {
@@ -184,9 +217,10 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	if o.conn.wantJSON(sess.settings) {
 		rep := hedgeTestJSON(scenario, o, results, rec)
 		rep.ReplicaMove = move
+		rep.Writes = writes
 		return output.WriteJSON(io.Out, rep)
 	}
-	return o.printTable(io, results, rec, series, move)
+	return o.printTable(io, results, rec, series, move, writes)
 }
 
 // runStrategies runs the workload under each strategy, one after another.
@@ -325,7 +359,7 @@ func winsText(r hedgetest.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, move *hedgeTestReplicaMove) error {
+func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, move *hedgeTestReplicaMove, writes []hedgetest.WriteSummary) error {
 	st := output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv)
 	t := output.NewTable(io.Out, st, "STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS")
 	for _, r := range results {
@@ -341,6 +375,9 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 		if err := o.writeReplicaMove(io.Out, st, move); err != nil {
 			return err
 		}
+	}
+	if len(writes) > 0 {
+		writeWrites(io.Out, writes)
 	}
 	verdict := "recommendation: " + rec.Strategy + " — " + rec.Reason
 	if !rec.Met {
@@ -366,6 +403,9 @@ type hedgeTestReport struct {
 	Recommendation hedgetest.Recommendation `json:"recommendation"`
 	// ReplicaMove is present for --scenario replica-move.
 	ReplicaMove *hedgeTestReplicaMove `json:"replica_move,omitempty"`
+	// Writes is present for --scenario write-region-down: the single-write account's
+	// write phase, then the multi-write account's.
+	Writes []hedgetest.WriteSummary `json:"writes,omitempty"`
 }
 
 type hedgeTestStrategy struct {
@@ -407,4 +447,107 @@ func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Res
 		})
 	}
 	return rep
+}
+
+// runWrites is the write phase of the write-region-down scenario: the writes on the
+// session's account (single-write), then on a second embedded account started
+// multi-write, whose client learns its topology and container before the same fault
+// takes its write region down, as the session's did while seeding the items.
+func (o *hedgeTestOptions) runWrites(ctx context.Context, io *IOStreams, sess *session, scenario string, e2e time.Duration) ([]hedgetest.WriteSummary, error) {
+	n := min(o.count, hedgetest.DefaultWrites)
+	fmt.Fprintf(io.ErrOut, "write phase: %d upserts of %s…%d, on this account, then on a multi-write one under the same fault\n",
+		n, hedgetest.WriteItemID(0), n-1)
+	w := hedgetest.Writes{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+		Count: n, Concurrency: o.concurrency, E2ETimeout: e2e, WriteRetries: hedgeTestWritePolicy(sess.settings)}
+	run := func(w hedgetest.Writes, name string) (hedgetest.WriteSummary, error) {
+		w.Progress = o.writeProgress(io, name, n)
+		sum, err := w.Run(ctx)
+		if io.ErrTTY {
+			fmt.Fprint(io.ErrOut, "\r\033[K")
+		}
+		return sum, asUsage(err)
+	}
+	single, err := run(w, "single-write account")
+	if err != nil {
+		return nil, err
+	}
+	srv, _, err := startEmbedded(true, embeddedMultiWrite)
+	if err != nil {
+		return nil, fmt.Errorf("starting the multi-write embedded emulator: %w", err)
+	}
+	defer srv.Close()
+	client, release, err := embeddedClient(srv, sess.settings)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	w.Client = client
+	if err := w.Warm(ctx); err != nil {
+		return nil, asUsage(err)
+	}
+	if err := applyScenario(srv, scenario); err != nil {
+		return nil, err
+	}
+	multi, err := run(w, "multi-write account")
+	if err != nil {
+		return nil, err
+	}
+	return []hedgetest.WriteSummary{single, multi}, nil
+}
+
+// hedgeTestWritePolicy is the write retry policy the write phase's upserts use: the
+// profile's or the environment's, as cosmosctl upsert's without its flag.
+func hedgeTestWritePolicy(s config.Settings) retries.WritePolicy {
+	switch s.WriteRetries.Policy {
+	case config.WriteRetriesOn:
+		return retries.WriteRetries
+	case config.WriteRetriesTrackingID:
+		return retries.WriteRetriesWithTrackingID
+	}
+	return retries.NoWriteRetries
+}
+
+// writeProgress shows on a terminal how far a write phase is.
+func (o *hedgeTestOptions) writeProgress(io *IOStreams, name string, n int) func(done int) {
+	if !io.ErrTTY {
+		return nil
+	}
+	return func(done int) { fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d writes", name, done, n) }
+}
+
+// writeWrites writes the write phase's section after the strategies table: one line per
+// account, the error message inline when there is one, listed with counts when several.
+func writeWrites(w io.Writer, writes []hedgetest.WriteSummary) {
+	fmt.Fprintln(w, "\nwrites while the write region is down:")
+	for _, s := range writes {
+		line := fmt.Sprintf("%-22s%d of %d written", s.Account+" account:", s.Written, s.Attempted)
+		if s.Written > 0 {
+			var by []string
+			for _, r := range s.Regions() {
+				by = append(by, fmt.Sprintf("%s %d", r, s.WrittenByRegion[r]))
+			}
+			line += " (" + strings.Join(by, ", ") + "); p99 " + output.HumanDuration(msDur(s.P99Ms))
+		}
+		switch {
+		case s.Failed == 0:
+		case s.Failed == s.Attempted:
+			line += "; each failed in at most " + output.HumanDuration(msDur(s.FailedMaxMs))
+		default:
+			line += fmt.Sprintf("; %d failed, each in at most %s", s.Failed, output.HumanDuration(msDur(s.FailedMaxMs)))
+		}
+		if s.Timeouts > 0 {
+			line += fmt.Sprintf(" (%d ran out the end-to-end timeout)", s.Timeouts)
+		}
+		switch len(s.Errors) {
+		case 0:
+			fmt.Fprintln(w, "  "+line)
+		case 1:
+			fmt.Fprintln(w, "  "+line+": "+s.Errors[0].Message)
+		default:
+			fmt.Fprintln(w, "  "+line+":")
+			for _, e := range s.Errors {
+				fmt.Fprintf(w, "    %d× %s\n", e.Count, e.Message)
+			}
+		}
+	}
 }

@@ -114,3 +114,125 @@ func TestHedgeTestReplicaMoveComparesReplicaHealth(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", r.code, r.out, r.errOut)
 	}
 }
+
+func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
+	isolate(t)
+	const count, concurrency = 30, 4
+	r := cosmosctl(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "30", "--concurrency", "4", "--items", "4",
+		"--strategies", "none,fanout", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if !strings.Contains(r.errOut, "scenario: write-region-down") || !strings.Contains(r.errOut, "write phase: 30 upserts of hedge-test-write-0…29") {
+		t.Fatalf("stderr %q", r.errOut)
+	}
+	var rep hedgeTestReport
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scenario != "write-region-down" || len(rep.Strategies) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, s := range rep.Strategies {
+		if s.Reads != count || s.Timeouts != 0 || s.Failures != 0 || s.WinsPct["East US"] != 0 {
+			t.Fatalf("reads go on from the read regions: %+v", s)
+		}
+	}
+	// Region health moves East US last after its third read failure: only the reads
+	// already on their way there pay an extra request (and a probe of the region, should
+	// the run last longer than the 5 s before one, on a very slow machine).
+	if none := rep.Strategies[0]; none.Requests-none.Reads > 3+concurrency-1+2 {
+		t.Fatalf("none sent %d requests for %d reads", none.Requests, none.Reads)
+	}
+	if len(rep.Writes) != 2 {
+		t.Fatalf("writes %+v", rep.Writes)
+	}
+	single, multi := rep.Writes[0], rep.Writes[1]
+	t.Logf("single-write %+v", single)
+	t.Logf("multi-write %+v", multi)
+	if single.Account != "single-write" || strings.Join(single.WriteRegions, ",") != "East US" ||
+		single.Attempted != count || single.Written != 0 || single.Failed != count || len(single.WrittenByRegion) != 0 || len(single.Errors) == 0 {
+		t.Fatalf("a single-write account takes no write: %+v", single)
+	}
+	for _, e := range single.Errors {
+		if !strings.Contains(e.Message, "the write region East US did not take the write") || !strings.Contains(e.Message, "reads still work from West US, North Europe") {
+			t.Fatalf("unclear message %q", e.Message)
+		}
+	}
+	// A write the emulator's reset cut off after it was sent may have been applied: with
+	// write retries off it fails, until region health moves East US last (after its sixth
+	// write failure, with at most three more in flight; and a probe or two of the region
+	// on a very slow machine).
+	if multi.Account != "multi-write" || len(multi.WriteRegions) != 3 || multi.Attempted != count ||
+		multi.Written+multi.Failed != count || multi.Failed > 6+concurrency-1+2 || multi.Timeouts != 0 {
+		t.Fatalf("a multi-write account takes the writes elsewhere: %+v", multi)
+	}
+	total := 0
+	for region, n := range multi.WrittenByRegion {
+		if region == "East US" {
+			t.Fatalf("%d writes credited to the region that is down", n)
+		}
+		total += n
+	}
+	if total != multi.Written || multi.P99Ms <= 0 || multi.MaxMs < multi.P99Ms {
+		t.Fatalf("multi-write %+v", multi)
+	}
+
+	// The JSON field names are an API, units in the names.
+	var raw struct {
+		Writes []map[string]any `json:"writes"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"account", "write_regions", "attempted", "written", "failed", "timeouts", "written_by_region",
+		"p50_ms", "p99_ms", "max_ms", "failed_max_ms", "errors"} {
+		if _, ok := raw.Writes[0][key]; !ok {
+			t.Fatalf("writes[0] lacks %q: %v", key, raw.Writes[0])
+		}
+	}
+	if e := raw.Writes[0]["errors"].([]any)[0].(map[string]any); e["message"] == nil || e["count"] == nil {
+		t.Fatalf("errors[0] %v", e)
+	}
+}
+
+func TestHedgeTestWriteRegionDownTable(t *testing.T) {
+	isolate(t)
+	r := cosmosctl(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "12", "--concurrency", "3", "--items", "3", "--strategies", "none")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	for _, want := range []string{"STRATEGY", "\nwrites while the write region is down:\n", "\n  single-write account: 0 of 12 written; each failed in at most ",
+		"the write region East US did not take the write", "\n  multi-write account:  ", " written (West US ", "recommendation:"} {
+		if !strings.Contains(r.out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, r.out)
+		}
+	}
+	if strings.Index(r.out, "writes while") < strings.Index(r.out, "STRATEGY") {
+		t.Fatalf("the writes follow the table:\n%s", r.out)
+	}
+}
+
+func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
+	isolate(t)
+	// The first region never answers: each read there waits out its attempt timeout
+	// (capped small here) and goes on, until region health moves the region last.
+	r := cosmosctl(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "200ms", "--count", "30", "--concurrency", "4", "--items", "4",
+		"--strategies", "none,threshold=50ms/20ms,fanout,adaptive", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	var rep hedgeTestReport
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scenario != "hang" || len(rep.Strategies) != 4 || rep.Writes != nil {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, s := range rep.Strategies {
+		t.Logf("%+v", s)
+		if s.Reads != 30 || s.Timeouts != 0 || s.Failures != 0 || s.WinsPct["East US"] != 0 {
+			t.Fatalf("every read is answered, by another region: %+v", s)
+		}
+	}
+}
