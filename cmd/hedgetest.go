@@ -187,6 +187,9 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	w := hedgetest.Workload{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		Items: items, Count: o.count, Concurrency: o.concurrency, Rate: o.rate, E2ETimeout: e2e}
+	if w.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+		return err
+	}
 	var results []hedgetest.Result
 	var move *hedgeTestReplicaMove
 	if scenario == emulator.ScenarioReplicaMove {

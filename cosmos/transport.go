@@ -172,7 +172,13 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	}
 
 	var sent atomic.Bool
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
+	// Sent once the whole request was written; a write that failed part way (the
+	// connection reset under it) never reached a server that could act on it.
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			sent.Store(true)
+		}
+	}}
 	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
 
 	client := t.HTTP

@@ -25,7 +25,7 @@ var BuiltinScenarios = map[string]string{
 	"brownout":              "the first region answers 5% of reads 0.5–2 s late",
 	"outage":                "the first region refuses connections",
 	"hang":                  "the first region accepts requests and never answers them",
-	ScenarioWriteRegionDown: "the write region, and with it the global endpoint, refuses connections; reads go on in the read regions, writes are tried too",
+	ScenarioWriteRegionDown: "the write region refuses connections and the global endpoint, its alias, drops every data request; reads go on in the read regions, writes are tried too",
 	"throttle":              "the first region returns 429 (retry after 100ms) for 20% of reads",
 	ScenarioReplicaMove:     "a secondary replica of each partition key range in the first region moves (answers 410); reads go direct, with and without replica health",
 }

@@ -30,7 +30,9 @@ type Workload struct {
 	Concurrency int           // workers (closed loop) or the in-flight cap (open loop)
 	Rate        float64       // reads per second; 0 = closed loop
 	E2ETimeout  time.Duration // per read
-	Clock       clock.Clock
+	// ExcludeRegions are left out of every read (--exclude, --region), as for any read.
+	ExcludeRegions []string
+	Clock          clock.Clock
 	// Progress, if set, is called after each read with the reads done so far.
 	Progress func(done int)
 	// Observe, if set, is called after each read with what it was and what it got,
@@ -100,7 +102,7 @@ func (r Result) WinShare() map[string]float64 {
 // Run reads the workload's items Count times under one strategy.
 func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 	res := Result{Strategy: spec.Name, Stats: workload.NewStats(), Wins: map[string]int{}}
-	op := engine.Operation{Kind: engine.OpRead, Database: w.Database, Container: w.Container, E2ETimeout: w.E2ETimeout}
+	op := engine.Operation{Kind: engine.OpRead, Database: w.Database, Container: w.Container, E2ETimeout: w.E2ETimeout, ExcludeRegions: w.ExcludeRegions}
 	if spec.New != nil {
 		s, err := spec.New()
 		if err != nil {

@@ -207,3 +207,16 @@ func TestTimedOutAttempts(t *testing.T) {
 		t.Fatalf("a write that timed out before it was sent is always retried: %+v", d)
 	}
 }
+
+func TestAmbiguousWritesOnMultiWriteFailOverWithWriteRetries(t *testing.T) {
+	p := DefaultPolicy()
+	var st State
+	o := Outcome{Sent: true}
+	if d := p.Decide(&st, Request{Write: true, WriteRetries: true, Region: "East US", CanFailOver: true}, o); d.Action != NextRegion || !strings.Contains(d.Note, "next write region") {
+		t.Fatalf("with write retries on a multi-write account: %+v", d)
+	}
+	st = State{}
+	if d := p.Decide(&st, Request{Write: true, Region: "East US", CanFailOver: true}, o); d.Action != Stop {
+		t.Fatalf("without write retries an ambiguous write never moves: %+v", d)
+	}
+}

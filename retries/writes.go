@@ -83,6 +83,12 @@ func (p Policy) decideAmbiguousWrite(st *State, req Request, o Outcome) Decision
 		return Decision{Action: Stop, Note: fmt.Sprintf("%s: write retries exhausted (%d retries)", what, st.writeRetries)}
 	}
 	st.writeRetries++
+	if req.CanFailOver {
+		// Only multi-write accounts offer a write another region: there a retry with
+		// write retries on is what a hedged write is, and the region that did not
+		// answer is the last place to send it again.
+		return Decision{Action: NextRegion, Note: fmt.Sprintf("%s: ambiguous, retrying in the next write region (write retries on)", what)}
+	}
 	wait := p.writeBackoff(st.writeRetries)
 	return Decision{Action: RetrySameRegion, Wait: wait, Note: fmt.Sprintf("%s: ambiguous, retrying after %s (write retries on)", what, wait)}
 }
