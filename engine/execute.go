@@ -58,7 +58,8 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(err)
 	}
 	rec.setPlan(plan)
-	plan, op.probe = c.orderByHealth(rec, plan, op.Kind)
+	op.rangeID = c.knownRange(ctx, &op, plan)
+	plan, op.probe = c.orderByHealth(rec, plan, &op)
 	// A probe ticket that no attempt settled (the operation never got to its region)
 	// frees the slot for the next operation.
 	defer op.probe.Abandoned()

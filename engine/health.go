@@ -22,7 +22,7 @@ func healthKind(k OpKind) health.Kind {
 // orderByHealth moves the regions the health store knows to be unavailable to the end
 // of the plan (never out of it), and records why. The returned probe is the ticket of a
 // region this operation may try again in its usual place, to decide its recovery.
-func (c *Client) orderByHealth(rec *recorder, plan regionPlan, kind OpKind) (regionPlan, health.Probe) {
+func (c *Client) orderByHealth(rec *recorder, plan regionPlan, op *Operation) (regionPlan, health.Probe) {
 	if c.health == nil || len(plan.targets) < 2 {
 		return plan, health.Probe{}
 	}
@@ -30,7 +30,7 @@ func (c *Client) orderByHealth(rec *recorder, plan regionPlan, kind OpKind) (reg
 	if len(names) != len(plan.targets) {
 		names = namesOf(plan.targets)
 	}
-	o := c.health.Order(names, "", healthKind(kind))
+	o := c.health.Order(names, op.rangeID, healthKind(op.Kind))
 	for _, n := range o.Unavailable {
 		what := "moved last"
 		if o.AllUnavailable {
@@ -89,22 +89,27 @@ func (c *Client) recordHealth(ctx context.Context, op *Operation, region string,
 		}
 		at.expired = true
 	}
-	kind := healthKind(op.Kind)
+	if direct && replicaGone(at.resp, at.err) {
+		// One replica gone is the address cache's business (replica health): the next
+		// attempt tries another replica of the region, and the gateway after them all.
+		return
+	}
+	kind, rangeID := healthKind(op.Kind), op.rangeID
 	probe := op.probe.Granted() && op.probe.Region() == region
 	if at.resp != nil {
 		st, sub := at.resp.StatusCode, at.resp.SubStatus
 		if retries.IsFinal(st, sub) {
-			c.health.Success(region, "", kind)
+			c.health.Success(region, rangeID, kind)
 			if probe {
 				op.probe.Succeeded()
 			}
 			return
 		}
-		if st == 410 && (direct || retries.IsRoutingGone(st, sub)) {
-			return // a replica moved, or the partition did: routing's business
+		if retries.IsRoutingGone(st, sub) {
+			return // the partition moved: routing's business
 		}
 		if cause, ok := health.CauseOf(st, sub); ok {
-			c.health.Failure(region, "", kind, cause)
+			c.health.Failure(region, rangeID, kind, cause)
 			if probe {
 				op.probe.Failed()
 			}
@@ -119,10 +124,28 @@ func (c *Client) recordHealth(ctx context.Context, op *Operation, region string,
 	if at.expired {
 		cause = health.Timeout
 	}
-	c.health.Failure(region, "", kind, cause)
+	c.health.Failure(region, rangeID, kind, cause)
 	if probe {
 		op.probe.Failed()
 	}
+}
+
+// knownRange is the partition key range that holds op's key in direct mode, which reads
+// the container's ranges for routing anyway (once per process): region health is then
+// kept per partition key range, as the SDKs' per-partition circuit breaker keeps it, so
+// that one sick partition does not move a whole region. Otherwise "" (the region).
+func (c *Client) knownRange(ctx context.Context, op *Operation, plan regionPlan) string {
+	if c.addr == nil || c.health == nil || op.PartitionKey == nil {
+		return ""
+	}
+	info, err := c.containerRouting(ctx, op.Database, op.Container, endpointOf(plan.targets[0]))
+	if err != nil {
+		return ""
+	}
+	if rng, ok := cosmos.RangeFor(cosmos.EffectivePartitionKey(op.PartitionKey), info.ranges); ok {
+		return rng.ID
+	}
+	return ""
 }
 
 // recordHedgeLoss tells the health store that the operation's first region was beaten by
@@ -132,5 +155,5 @@ func (c *Client) recordHedgeLoss(op *Operation, first, winner string) {
 	if c.health == nil || first == "" || winner == "" || strings.EqualFold(first, winner) {
 		return
 	}
-	c.health.HedgeLost(first, "", healthKind(op.Kind))
+	c.health.HedgeLost(first, op.rangeID, healthKind(op.Kind))
 }

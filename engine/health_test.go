@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/hedging"
 )
@@ -173,5 +174,41 @@ func TestAnEndToEndTimeoutCountsAsTheRegionsTimeout(t *testing.T) {
 	res, err := c.Execute(context.Background(), op)
 	if err != nil || firstRegion(res.Diagnostics) != "West US" {
 		t.Fatalf("after three reads that ran out of time in East US it is still first: %v %s", err, summary(res.Diagnostics))
+	}
+}
+
+// In direct mode the client knows which partition key range holds a key, so region
+// health is kept per range, as the SDKs' per-partition circuit breaker keeps it.
+func TestDirectModeKeepsRegionHealthPerPartitionKeyRange(t *testing.T) {
+	srv, base := directClient(t, false)
+	hs, err := health.New(health.Config{}, clock.Real{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := base.WithHealth(hs)
+	if _, err := srv.AddFault(faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectStatus, Status: 503}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := c.Execute(context.Background(), directRead()); err != nil {
+			t.Fatalf("read %d: %v", i+1, err)
+		}
+	}
+	res, err := c.Execute(context.Background(), directRead())
+	if err != nil || firstRegion(res.Diagnostics) == "East US" {
+		t.Fatalf("fourth read: %v %s", err, summary(res.Diagnostics))
+	}
+	es := hs.Entries()
+	found := false
+	for _, e := range es {
+		if e.Region == "East US" && e.Kind == health.Read {
+			if e.PartitionKeyRangeID == "" || e.Status != health.StatusUnavailable {
+				t.Fatalf("entry %+v: want an unavailable record of the item's range", e)
+			}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no East US entry in %+v", es)
 	}
 }

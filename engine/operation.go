@@ -51,8 +51,11 @@ type Operation struct {
 
 	// trackingID is the _trackingId put in the document, once per logical write.
 	trackingID string
-	// probe is the region health probe ticket the operation was granted, if any.
-	probe health.Probe
+	// probe is the region health probe ticket the operation was granted, if any, and
+	// rangeID the partition key range region health keeps its record under ("" for the
+	// region as a whole).
+	probe   health.Probe
+	rangeID string
 	// req is the request every attempt sends (see request).
 	req     *cosmos.Request
 	reqOnce *sync.Once
