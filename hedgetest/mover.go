@@ -171,6 +171,17 @@ func (m *Mover) move(window *MoveWindow) ([]string, error) {
 }
 
 // received sums the emulator's request counts of the named replicas.
+// counts is every replica's request count, by name.
+func (m *Mover) counts() map[string]int64 {
+	out := map[string]int64{}
+	for _, set := range m.srv.Replicas() {
+		for _, r := range set.Replicas {
+			out[r.Name] = r.Requests
+		}
+	}
+	return out
+}
+
 func (m *Mover) received(names []string) int64 {
 	want := map[string]bool{}
 	for _, n := range names {
@@ -212,8 +223,15 @@ func (m *Mover) RunReplicaMove(ctx context.Context, w Workload, specs []Spec, pr
 			rw.Client, rw.Observe = client, window.Observe
 			rw.DisruptAfter = int(float64(w.Count) * MoveAt)
 			rw.Disrupt = func() {
+				// The counts are taken before the move: a request that meets the moved
+				// replica is counted after the move is in place, while reads in flight
+				// go on; counted after the move, some of those would be missed, and
+				// the emulator would seem to have seen fewer 410s than the client.
+				counts := m.counts()
 				if names, moveErr = m.move(window); moveErr == nil {
-					before = m.received(names)
+					for _, n := range names {
+						before += counts[n]
+					}
 				}
 			}
 			if progress != nil {
