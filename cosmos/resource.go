@@ -34,16 +34,21 @@ func ResourceFromPath(path string) (resourceType, resourceLink string) {
 	}
 }
 
-// PathSegments splits a request path into its decoded, non-empty segments.
+// PathSegments splits an escaped request path (as sent on the wire, or as
+// http.Request.URL.EscapedPath returns it) into its non-empty segments and percent-decodes
+// each exactly once. Splitting before decoding keeps an escaped '/' inside its segment, and
+// decoding once keeps an id such as "a%41" or "50%25off" what the client meant: a server
+// must not pass it the already-decoded URL.Path, or "a%2541" would become "aA".
 func PathSegments(path string) []string {
-	if p, err := url.PathUnescape(path); err == nil {
-		path = p
-	}
 	var segs []string
 	for _, s := range strings.Split(path, "/") {
-		if s != "" {
-			segs = append(segs, s)
+		if s == "" {
+			continue
 		}
+		if d, err := url.PathUnescape(s); err == nil {
+			s = d
+		}
+		segs = append(segs, s)
 	}
 	return segs
 }

@@ -13,6 +13,8 @@ func TestResourceFromPath(t *testing.T) {
 		{"/dbs/db/colls/c/docs", "docs", "dbs/db/colls/c"},
 		{"/dbs/db/colls/c/docs/My%20Item", "docs", "dbs/db/colls/c/docs/My Item"},
 		{"/dbs/db/colls/c/docs/a+b", "docs", "dbs/db/colls/c/docs/a+b"},
+		{"/dbs/db/colls/c/docs/a%2541", "docs", "dbs/db/colls/c/docs/a%41"},
+		{"/dbs/db/colls/c/docs/a%252Fb", "docs", "dbs/db/colls/c/docs/a%2Fb"},
 		{"/dbs/db/colls/c/pkranges", "pkranges", "dbs/db/colls/c"},
 		{"/dbs/DB/colls/Case", "colls", "dbs/DB/colls/Case"},
 	}

@@ -56,8 +56,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.region = int(h.s.writeIdx.Load())
 	}
 	req.regionName = h.s.regions[req.region].name
-	req.resPath = r.URL.Path
-	if addr, rest, ok := splitReplicaAddress(r.URL.Path); ok {
+	// The escaped path, decoded once per segment by PathSegments and ResourceFromPath:
+	// URL.Path is already decoded, and decoding it again turns the id "a%41" (sent as
+	// "a%2541") into "aA", so that its signature never matches.
+	req.resPath = r.URL.EscapedPath()
+	if addr, rest, ok := splitReplicaAddress(req.resPath); ok {
 		req.addr, req.resPath = addr, rest
 	}
 	req.segs = cosmos.PathSegments(req.resPath)
