@@ -1,0 +1,209 @@
+// The official JavaScript SDK (@azure/cosmos, pinned in package-lock.json) against
+// cosmosctl's emulator. emulator/sdkcompat_js_test.go starts a fresh emulator and runs
+// this file with `node --test`; COSMOS_ENDPOINT and COSMOS_KEY name it. Each test uses
+// its own container, so that the tests do not see each other's items.
+//
+// Faults (429, 503, a write region that moved, replication lag) are set through the
+// emulator's control API, signed with the account key like any other request.
+
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import { CosmosClient, PatchOperationType } from "@azure/cosmos";
+
+const endpoint = process.env.COSMOS_ENDPOINT;
+const key = process.env.COSMOS_KEY;
+if (!endpoint || !key) {
+  throw new Error("set COSMOS_ENDPOINT and COSMOS_KEY (emulator/sdkcompat_js_test.go does)");
+}
+
+// --- the emulator's control API -------------------------------------------------------
+
+function sign(verb, resourceType, resourceLink, date) {
+  const text = `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n${date.toLowerCase()}\n\n`;
+  const sig = crypto.createHmac("sha256", Buffer.from(key, "base64")).update(text, "utf8").digest("base64");
+  return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
+}
+
+async function control(method, path, body) {
+  const date = new Date().toUTCString();
+  const segs = ["_emulator", ...path.split("/").filter(Boolean)];
+  // An even number of segments names one resource: type is the second to last, the
+  // link the whole path; an odd number is a feed of the last segment's type.
+  const type = segs.length % 2 === 0 ? segs[segs.length - 2] : segs[segs.length - 1];
+  const link = segs.length % 2 === 0 ? segs.join("/") : segs.slice(0, -1).join("/");
+  const res = await fetch(`${endpoint.replace(/\/$/, "")}/${segs.join("/")}`, {
+    method,
+    headers: {
+      "x-ms-date": date,
+      "x-ms-version": "2020-07-15",
+      authorization: sign(method, type, link, date),
+      "content-type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    throw new Error(`control ${method} ${path}: ${res.status} ${text}`);
+  }
+  return text ? JSON.parse(text) : null;
+}
+
+const addFault = (rule) => control("POST", "/faults", rule);
+const clearFaults = () => control("DELETE", "/faults");
+
+// --- clients and containers -----------------------------------------------------------
+
+let seq = 0;
+const clients = [];
+function client(options = {}) {
+  const c = new CosmosClient({ endpoint, key, ...options });
+  clients.push(c);
+  return c;
+}
+after(() => {
+  for (const c of clients) c.dispose();
+});
+
+async function freshContainer(c = client()) {
+  const { database } = await c.databases.createIfNotExists({ id: "sdkcompat" });
+  const { container } = await database.containers.createIfNotExists({
+    id: `js-${process.pid}-${++seq}`,
+    partitionKey: { paths: ["/pk"] },
+  });
+  return container;
+}
+
+// The region that served a response, as the emulator names it.
+const servedBy = (r) => r.headers["x-ms-cosmos-emulator-region"];
+
+// --- the tests ------------------------------------------------------------------------
+
+test("CRUD and conditional requests", async () => {
+  const items = (await freshContainer()).items;
+  const { resource: created, statusCode } = await items.create({ id: "a", pk: "p", n: 1 });
+  assert.equal(statusCode, 201);
+  assert.ok(created._etag);
+  const c = items.container;
+  const { resource: read } = await c.item("a", "p").read();
+  assert.equal(read.n, 1);
+  const { resource: replaced } = await c.item("a", "p").replace({ id: "a", pk: "p", n: 2 }, { accessCondition: { type: "IfMatch", condition: read._etag } });
+  assert.equal(replaced.n, 2);
+  await assert.rejects(
+    c.item("a", "p").replace({ id: "a", pk: "p", n: 3 }, { accessCondition: { type: "IfMatch", condition: read._etag } }),
+    (e) => e.code === 412,
+  );
+  const { statusCode: upserted } = await items.upsert({ id: "b", pk: "p" });
+  assert.equal(upserted, 201);
+  await assert.rejects(items.create({ id: "a", pk: "p" }), (e) => e.code === 409);
+  const { statusCode: deleted } = await c.item("a", "p").delete();
+  assert.equal(deleted, 204);
+  const { statusCode: gone } = await c.item("a", "p").read();
+  assert.equal(gone, 404);
+});
+
+test("patch", async () => {
+  const items = (await freshContainer()).items;
+  await items.create({ id: "a", pk: "p", count: 1, tags: [] });
+  const c = items.container;
+  const { resource } = await c.item("a", "p").patch([
+    { op: PatchOperationType.set, path: "/status", value: "shipped" },
+    { op: PatchOperationType.incr, path: "/count", value: 2 },
+    { op: PatchOperationType.add, path: "/tags/-", value: "x" },
+  ]);
+  assert.equal(resource.status, "shipped");
+  assert.equal(resource.count, 3);
+  assert.deepEqual(resource.tags, ["x"]);
+});
+
+test("paging with continuation and cross-partition queries", async () => {
+  const c = await freshContainer();
+  for (let i = 0; i < 9; i++) await c.items.create({ id: `i${i}`, pk: `p${i % 3}`, n: i });
+  const it = c.items.query("SELECT * FROM c", { maxItemCount: 2 });
+  const seen = new Set();
+  let pages = 0;
+  while (it.hasMoreResults()) {
+    const { resources } = await it.fetchNext();
+    if (resources.length === 0) continue;
+    pages++;
+    assert.ok(resources.length <= 2, `a page of ${resources.length} items with maxItemCount 2`);
+    for (const r of resources) seen.add(r.id);
+  }
+  assert.equal(seen.size, 9);
+  assert.ok(pages >= 5, `${pages} pages`);
+  const { resources: one } = await c.items
+    .query({ query: "SELECT * FROM c WHERE c.n = @n", parameters: [{ name: "@n", value: 4 }] })
+    .fetchAll();
+  assert.deepEqual(one.map((r) => r.id), ["i4"]);
+  const { resources: inPartition } = await c.items.query("SELECT * FROM c", { partitionKey: "p1" }).fetchAll();
+  assert.deepEqual(inPartition.map((r) => r.id).sort(), ["i1", "i4", "i7"]);
+});
+
+test("databases and containers, with their queries", async () => {
+  const c = client();
+  const id = `jsdb-${process.pid}`;
+  await c.databases.createIfNotExists({ id });
+  const { resources: dbs } = await c.databases.readAll().fetchAll();
+  assert.ok(dbs.some((d) => d.id === id));
+  const db = c.database(id);
+  await db.containers.createIfNotExists({ id: "c1", partitionKey: { paths: ["/pk"] } });
+  const { resource: def } = await db.container("c1").read();
+  assert.deepEqual(def.partitionKey.paths, ["/pk"]);
+  const { resources: colls } = await db.containers.readAll().fetchAll();
+  assert.ok(colls.some((x) => x.id === "c1"));
+  await db.container("c1").delete();
+  await db.delete();
+});
+
+test("preferred regions route reads", async () => {
+  const seed = await freshContainer();
+  await seed.items.create({ id: "a", pk: "p" });
+  const west = client({ connectionPolicy: { preferredLocations: ["West US"] } });
+  const c = west.database(seed.database.id).container(seed.id);
+  const r = await c.item("a", "p").read();
+  assert.equal(r.statusCode, 200);
+  assert.equal(servedBy(r), "West US");
+});
+
+test("429 is retried after retry-after", async () => {
+  const seed = await freshContainer();
+  await seed.items.create({ id: "a", pk: "p" });
+  await addFault({ region: "East US", operations: ["read"], effect: "status", status: 429, retry_after: "50ms", count: 2 });
+  try {
+    const start = Date.now();
+    const r = await seed.item("a", "p").read();
+    assert.equal(r.statusCode, 200);
+    assert.ok(Date.now() - start >= 90, "the SDK waited the two retry-afters");
+  } finally {
+    await clearFaults();
+  }
+});
+
+test("503 in the first preferred region fails over to the next", async () => {
+  const seed = await freshContainer();
+  await seed.items.create({ id: "a", pk: "p" });
+  const c2 = client({ connectionPolicy: { preferredLocations: ["East US", "West US"] } });
+  const c = c2.database(seed.database.id).container(seed.id);
+  await c.item("a", "p").read(); // learn the account first
+  await addFault({ region: "East US", operations: ["read"], effect: "status", status: 503 });
+  try {
+    const r = await c.item("a", "p").read();
+    assert.equal(r.statusCode, 200);
+    assert.equal(servedBy(r), "West US");
+  } finally {
+    await clearFaults();
+  }
+});
+
+test("403/3 after a failover re-reads the account and writes to the new write region", async () => {
+  const c = await freshContainer();
+  await c.items.create({ id: "before", pk: "p" });
+  await control("POST", "/failover", { region: "West US" });
+  try {
+    const r = await c.items.create({ id: "after", pk: "p" });
+    assert.equal(r.statusCode, 201);
+    assert.equal(servedBy(r), "West US");
+  } finally {
+    await control("POST", "/failover", { region: "East US" });
+  }
+});
