@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -146,7 +147,8 @@ func isQuery(r *http.Request) bool {
 
 // authorized checks the master-key signature over the verb, the resource type and link
 // derived from the path, and x-ms-date, or an Azure AD token against the configured test
-// token. A missing or wrong signature or token is a 401.
+// token. A missing or wrong signature or token, or an x-ms-date more than 15 minutes
+// from the server clock, is a 401.
 func (h *handler) authorized(req *request) bool {
 	r := req.r
 	tok, err := cosmos.ParseAuthorization(r.Header.Get(cosmos.HeaderAuthorization))
@@ -169,6 +171,10 @@ func (h *handler) authorized(req *request) bool {
 		h.s.writeError(req, cosmosErr(401, 0, "the request has no x-ms-date header, which the signature covers"), 0)
 		return false
 	}
+	if msg := h.s.dateProblem(date); msg != "" {
+		h.s.writeError(req, cosmosErr(401, 0, msg), 0)
+		return false
+	}
 	// Requests to a replica address are signed for the resource path after the address.
 	resType, resLink := cosmos.ResourceFromPath(req.resPath)
 	links := []string{resLink}
@@ -189,6 +195,46 @@ func (h *handler) authorized(req *request) bool {
 		return false
 	}
 	return true
+}
+
+// maxDateSkew is how far x-ms-date may be from the server's clock, either way, as the
+// service allows: without a bound, a captured signature could be replayed for ever.
+const maxDateSkew = 15 * time.Minute
+
+// dateLayouts are the forms of x-ms-date clients send: RFC 1123 in GMT (every official
+// SDK), with the other HTTP date forms and an unpadded day accepted too.
+var dateLayouts = []string{http.TimeFormat, time.RFC1123, time.RFC1123Z, "Mon, 2 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC}
+
+// dateProblem explains why a signed request's date is not acceptable now, or is "".
+func (s *Server) dateProblem(date string) string {
+	var at time.Time
+	var err error
+	for _, layout := range dateLayouts {
+		if at, err = time.Parse(layout, date); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Sprintf("the x-ms-date header %q is not an RFC 1123 date such as %q", truncateString(date, 40), cosmos.FormatDate(s.clock.Now()))
+	}
+	now := s.clock.Now()
+	skew := now.Sub(at)
+	if skew <= maxDateSkew && skew >= -maxDateSkew {
+		return ""
+	}
+	dir := "behind"
+	if skew < 0 {
+		dir, skew = "ahead of", -skew
+	}
+	return fmt.Sprintf("the authorization token is not valid at the current time: x-ms-date %s is %v %s the emulator's clock (%s), and at most %v either way is accepted, as the service does; sign each request with the current time and check the client's clock",
+		cosmos.FormatDate(at), skew.Round(time.Second), dir, cosmos.FormatDate(now), maxDateSkew)
+}
+
+func truncateString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // aadAuthorized accepts an Azure AD token equal to the configured test token. The

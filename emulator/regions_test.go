@@ -36,7 +36,7 @@ func regionURL(t *testing.T, s *Server, name string) string {
 func TestReplicationLagDelaysVisibilityInReadRegions(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 	s := startWithClock(t, clk, func(c *Config) { c.ReplicationLag = faults.Duration(2 * time.Second) })
-	c := newTestClient(t, s.Key())
+	c := newTestClientAt(t, s.Key(), clk)
 	pk := pkHeader(`["a"]`)
 	east, west := regionURL(t, s, "East US"), regionURL(t, s, "west us")
 
@@ -138,7 +138,7 @@ func TestFailoverMovesTheWriteRegion(t *testing.T) {
 func TestMultiWriteAcceptsWritesEverywhere(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
 	s := startWithClock(t, clk, func(c *Config) { c.MultiWrite = true; c.ReplicationLag = faults.Duration(time.Second) })
-	c := newTestClient(t, s.Key())
+	c := newTestClientAt(t, s.Key(), clk)
 	pk := pkHeader(`["a"]`)
 	acct := s.Account()
 	if !acct.EnableMultipleWriteLocations || len(acct.WritableLocations) != 3 {

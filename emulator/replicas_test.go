@@ -339,7 +339,7 @@ func TestReplicaScopedFaultRuleFiresOnlyForThatReplica(t *testing.T) {
 func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 	s := startWithClock(t, clk, nil)
-	c := newTestClient(t, s.Key())
+	c := newTestClientAt(t, s.Key(), clk)
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
 	pk := pkHeader(`["a"]`)
@@ -466,7 +466,7 @@ func TestReplicaMovesOfTheSameIndexChain(t *testing.T) {
 		t.Fatalf("second move retires %s, want the first move's replacement %s", second.OldAddress, first.NewAddress)
 	}
 	clk.Advance(time.Minute)
-	c := newTestClient(t, s.Key())
+	c := newTestClientAt(t, s.Key(), clk)
 	if got := addressesOfRange(fetchAddresses(t, c, regionURL(t, s, "East US"), "0", false), "0"); got[0] != second.NewAddress {
 		t.Fatalf("after both moves the primary is %s, want %s", got[0], second.NewAddress)
 	}
@@ -642,7 +642,7 @@ status = 503
 	if moves[0].OldReplica != "1:7" || moves[0].NewReplica != "1:49" {
 		t.Fatalf("scenario move retires %s and brings in %s, want 1:7 and 1:49", moves[0].OldReplica, moves[0].NewReplica)
 	}
-	c := newTestClient(t, s.Key())
+	c := newTestClientAt(t, s.Key(), clk)
 	c.mustDo(s.Endpoint(), "POST", itemsPath(), pkHeader(`["a"]`), `{"id":"1","pk":"a"}`)
 	rng := "1"
 	var faulted string
