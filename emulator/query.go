@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -18,11 +17,8 @@ const (
 	maxPageBytes     = 4 << 20
 )
 
-type continuation struct {
-	Skip int `json:"skip"`
-}
-
-// serveQuery runs the small SQL subset the emulator supports, and read feeds (GET …/docs).
+// serveQuery runs the small SQL subset the emulator supports, read feeds (GET …/docs)
+// and the change feed (a read feed with A-IM).
 func (s *Server) serveQuery(req *request, db, coll string) {
 	c, cerr := s.store.container(db, coll)
 	if cerr != nil {
@@ -31,6 +27,10 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	}
 	s.setContentPath(req, c)
 	r := req.r
+	if isChangeFeed(r) {
+		s.serveChangeFeed(req, c)
+		return
+	}
 	spec := cosmos.QuerySpec{Query: "SELECT * FROM c"}
 	if r.Method == http.MethodPost {
 		if strings.EqualFold(r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
@@ -69,38 +69,42 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	if !ok {
 		return
 	}
-	maxItems := defaultPageItems
-	if v := r.Header.Get(cosmos.HeaderMaxItemCount); v != "" {
-		n, err := strconv.Atoi(v)
-		switch {
-		case err != nil || n < -1 || n == 0:
-			s.writeError(req, badRequest("%s must be a positive number or -1, not %q", cosmos.HeaderMaxItemCount, v), 0)
-			return
-		case n == -1 || n > maxPageItems:
-			maxItems = maxPageItems
-		default:
-			maxItems = n
-		}
+	maxItems, ok := s.maxItemCount(req)
+	if !ok {
+		return
 	}
-	var cont continuation
+	var cont queryPosition
 	if v := r.Header.Get(cosmos.HeaderContinuation); v != "" {
-		if err := json.Unmarshal([]byte(v), &cont); err != nil || cont.Skip < 0 {
-			s.writeError(req, badRequest("the continuation token is not one this emulator issued"), 0)
+		var err error
+		if cont, err = parseQueryContinuation(v); err != nil {
+			s.writeError(req, badRequest("%v", err), 0)
+			return
+		}
+		if c.partitionByID(cont.Range) == nil {
+			s.writeError(req, badRequest("the continuation token names partition key range %q, which this container does not have: it was issued for another container; restart the query without it", cont.Range), 0)
 			return
 		}
 	}
 
 	var (
 		docs      []json.RawMessage
-		matched   int
 		scanned   int
 		bytes     int
 		more      bool
 		evalErr   error
-		remaining = q.Top
+		last      queryPosition
+		remaining = q.Top - cont.Returned
+		started   = cont.Range == ""
 	)
 	for _, p := range parts {
-		s.store.scan(p, req.region, pkIdentity, func(body []byte) bool {
+		after := uint64(0)
+		if !started {
+			if p.rng.ID != cont.Range {
+				continue
+			}
+			started, after = true, cont.Seq
+		}
+		s.store.scanAfter(p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
 			scanned++
 			if q.Where != nil {
 				doc, err := jsondoc.ParseObject(body)
@@ -117,15 +121,8 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 					return true
 				}
 			}
-			if q.Top > 0 && remaining == 0 {
+			if q.Top > 0 && remaining <= 0 {
 				return false
-			}
-			matched++
-			if matched <= cont.Skip {
-				if q.Top > 0 {
-					remaining--
-				}
-				return true
 			}
 			if len(docs) >= maxItems || bytes+len(body) > maxPageBytes {
 				more = true
@@ -136,9 +133,10 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			}
 			docs = append(docs, body)
 			bytes += len(body)
+			last = queryPosition{Range: p.rng.ID, Seq: seq}
 			return true
 		})
-		if more || evalErr != nil || (q.Top > 0 && remaining == 0) {
+		if more || evalErr != nil || (q.Top > 0 && remaining <= 0) {
 			break
 		}
 	}
@@ -147,8 +145,8 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		return
 	}
 	if more {
-		tok, _ := json.Marshal(continuation{Skip: cont.Skip + len(docs)})
-		req.w.Header().Set(cosmos.HeaderContinuation, string(tok))
+		last.Returned = cont.Returned + len(docs)
+		req.w.Header().Set(cosmos.HeaderContinuation, last.token())
 	}
 	if docs == nil {
 		docs = []json.RawMessage{}

@@ -1,0 +1,102 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+)
+
+// queryPosition is where a query page ended: after the document with creation sequence
+// Seq in partition key range Range, Returned documents into the query (for TOP). The
+// scan order within a range is the creation order (the order of _rid), so a position
+// stays valid when documents are inserted, replaced or deleted between pages: an insert
+// sorts after every existing document and is neither skipped nor repeated, unlike an
+// offset, which shifts under it.
+type queryPosition struct {
+	Version  int    `json:"v"`
+	Range    string `json:"r"`
+	Seq      uint64 `json:"s"`
+	Returned int    `json:"n,omitempty"`
+}
+
+const queryPositionVersion = 1
+
+// token renders the position as the opaque x-ms-continuation value clients echo back.
+func (p queryPosition) token() string {
+	p.Version = queryPositionVersion
+	b, _ := json.Marshal(p)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// parseQueryContinuation reads a token that token() produced. Offset tokens of older
+// emulators ({"skip":N}) are refused by name: resuming them would skip or repeat items.
+func parseQueryContinuation(v string) (queryPosition, error) {
+	var p queryPosition
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		var old struct {
+			Skip *int `json:"skip"`
+		}
+		if json.Unmarshal([]byte(v), &old) == nil && old.Skip != nil {
+			return p, errors.New("the continuation token is an offset token from an older emulator version, which could skip or repeat items: restart the query without a continuation token")
+		}
+		return p, errors.New("the continuation token is not one this emulator issued")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 {
+		return queryPosition{}, errors.New("the continuation token is not one this emulator issued")
+	}
+	return p, nil
+}
+
+// maxItemCount reads x-ms-max-item-count: a positive page size, or -1 for the largest
+// page the emulator serves.
+func (s *Server) maxItemCount(req *request) (int, bool) {
+	v := req.r.Header.Get(cosmos.HeaderMaxItemCount)
+	if v == "" {
+		return defaultPageItems, true
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n < -1 || n == 0:
+		s.writeError(req, badRequest("%s must be a positive number or -1, not %q", cosmos.HeaderMaxItemCount, v), 0)
+		return 0, false
+	case n == -1 || n > maxPageItems:
+		return maxPageItems, true
+	}
+	return n, true
+}
+
+// scanAfter calls fn for every document region sees in partition p whose creation
+// sequence is above after, in creation order, restricted to one logical partition when
+// pkIdentity is not empty.
+func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
+	now := s.clock.Now()
+	lag := time.Duration(s.lag.Load())
+	type visible struct {
+		seq  uint64
+		body []byte
+	}
+	p.mu.RLock()
+	docs := make([]visible, 0, len(p.items))
+	for _, e := range p.items {
+		if e.seq <= after || (pkIdentity != "" && e.pk.Identity() != pkIdentity) {
+			continue
+		}
+		if v := e.visibleIn(region, now, lag); v != nil && v.body != nil {
+			docs = append(docs, visible{e.seq, v.body})
+		}
+	}
+	p.mu.RUnlock()
+	sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+	for _, d := range docs {
+		if !fn(d.seq, d.body) {
+			return
+		}
+	}
+}
