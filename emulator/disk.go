@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -164,50 +166,238 @@ func deleteContainerTx(tx *bolt.Tx, c *container) error {
 	return tx.Bucket(bucketColls).Delete(collKey(c.db.meta.ID, c.meta.ID))
 }
 
-// Item records: seq, lsn, ts (8 bytes each), then length-prefixed id, partition key
-// JSON, rid and etag, then the body.
+// Item records come in two layouts, told apart by their first byte.
+//
+// Version 2, written since the 16-bit lengths of version 1 turned out too small (a
+// partition key of 11,000 '<' is 66,000 bytes of escaped JSON): the byte recordV2, then
+// seq as a uvarint, lsn and ts as varints, the id, the partition key, the rid and the
+// etag, then the body (the rest of the record). A string is a uvarint length and its
+// bytes; the partition key is a uvarint component count and, per component, its kind
+// byte and its value: a string, 8 bytes of float64 bits for a number, one byte for a
+// boolean, nothing for null and undefined. Lengths have no limit of their own, and the
+// key comes back bit for bit, without a JSON round trip.
+//
+// Version 1: seq, lsn and ts as 8 big-endian bytes each, then the id, the partition key's
+// header JSON, the rid and the etag, each after a 16-bit big-endian length, then the body.
+// Its first byte is the top byte of seq, which is 0: seq counts the documents ever
+// created, and never reaches 2^56.
+const (
+	recordV1 = 0x00
+	recordV2 = 0x02
+)
+
 func encodeItem(it diskItem) []byte {
-	pk := it.pk.JSON()
-	b := make([]byte, 0, 24+8+len(it.id)+len(pk)+len(it.rid)+len(it.etag)+len(it.body))
-	b = binary.BigEndian.AppendUint64(b, it.seq)
-	b = binary.BigEndian.AppendUint64(b, uint64(it.lsn))
-	b = binary.BigEndian.AppendUint64(b, uint64(it.ts))
-	for _, s := range []string{it.id, pk, it.rid, it.etag} {
-		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
-		b = append(b, s...)
+	n := 1 + 3*binary.MaxVarintLen64 + 4*binary.MaxVarintLen64 + len(it.id) + len(it.rid) + len(it.etag) + len(it.body)
+	for _, c := range it.pk {
+		n += 1 + binary.MaxVarintLen64 + len(c.Str) + 8
 	}
+	b := make([]byte, 0, n)
+	b = append(b, recordV2)
+	b = binary.AppendUvarint(b, it.seq)
+	b = binary.AppendVarint(b, it.lsn)
+	b = binary.AppendVarint(b, it.ts)
+	b = appendRecordString(b, it.id)
+	b = binary.AppendUvarint(b, uint64(len(it.pk)))
+	for _, c := range it.pk {
+		b = append(b, byte(c.Kind))
+		switch c.Kind {
+		case cosmos.KindString:
+			b = appendRecordString(b, c.Str)
+		case cosmos.KindNumber:
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(c.Num))
+		case cosmos.KindBool:
+			v := byte(0)
+			if c.Bool {
+				v = 1
+			}
+			b = append(b, v)
+		}
+	}
+	b = appendRecordString(b, it.rid)
+	b = appendRecordString(b, it.etag)
 	return append(b, it.body...)
 }
 
+func appendRecordString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errRecordTruncated = errors.New("item record is truncated")
+
+// decodeItem reads a record of either version. It never panics, whatever the bytes.
 func decodeItem(b []byte) (diskItem, error) {
+	return decodeItemKey(b, "")
+}
+
+// decodeItemKey is decodeItem for a record stored under key (empty when unknown), which
+// tells apart the candidate readings of a damaged version 1 record.
+func decodeItemKey(b []byte, key string) (diskItem, error) {
+	if len(b) == 0 {
+		return diskItem{}, errRecordTruncated
+	}
+	switch b[0] {
+	case recordV2:
+		return decodeItemV2(b[1:])
+	case recordV1:
+		return decodeItemV1(b, key)
+	}
+	return diskItem{}, fmt.Errorf("item record has an unknown version %d (written by a newer cosmosctl?)", b[0])
+}
+
+// recordReader consumes a version 2 record; the first error sticks.
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) fail() {
+	if r.err == nil {
+		r.err = errRecordTruncated
+	}
+	r.b = nil
+}
+
+func (r *recordReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) bytes(n uint64) []byte {
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) string() string { return string(r.bytes(r.uvarint())) }
+
+func decodeItemV2(b []byte) (diskItem, error) {
+	r := &recordReader{b: b}
+	var it diskItem
+	it.seq = r.uvarint()
+	it.lsn = r.varint()
+	it.ts = r.varint()
+	it.id = r.string()
+	n := r.uvarint()
+	// Every component takes at least one byte, which bounds the allocation.
+	if n == 0 || n > uint64(len(r.b)) {
+		if r.err == nil {
+			r.err = fmt.Errorf("item record has a bad partition key: %d components", n)
+		}
+		return it, r.err
+	}
+	it.pk = make(cosmos.PartitionKey, 0, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		kind := r.bytes(1)
+		if r.err != nil {
+			break
+		}
+		c := cosmos.Component{Kind: cosmos.ComponentKind(kind[0])}
+		switch c.Kind {
+		case cosmos.KindUndefined, cosmos.KindNull:
+		case cosmos.KindBool:
+			v := r.bytes(1)
+			if r.err == nil && v[0] > 1 {
+				return it, fmt.Errorf("item record has a bad partition key: boolean byte %d", v[0])
+			}
+			c.Bool = r.err == nil && v[0] == 1
+		case cosmos.KindNumber:
+			if v := r.bytes(8); r.err == nil {
+				c.Num = math.Float64frombits(binary.BigEndian.Uint64(v))
+			}
+		case cosmos.KindString:
+			c.Str = r.string()
+		default:
+			return it, fmt.Errorf("item record has a bad partition key: component kind %d", c.Kind)
+		}
+		it.pk = append(it.pk, c)
+	}
+	it.rid = r.string()
+	it.etag = r.string()
+	if r.err != nil {
+		return diskItem{}, r.err
+	}
+	it.body = append([]byte(nil), r.b...)
+	return it, nil
+}
+
+// decodeItemV1 reads the old layout. A partition key whose JSON was longer than 65,535
+// bytes was written with its length cut to the low 16 bits, which made the whole file
+// unreadable; such a record is read back by trying the lengths that agree with those
+// 16 bits (n + k·65,536) and keeping the one under which the key parses and, when the
+// record's bolt key is known, the key, the partition key and the id agree.
+func decodeItemV1(b []byte, key string) (diskItem, error) {
 	var it diskItem
 	if len(b) < 24 {
-		return it, errors.New("item record is truncated")
+		return it, errRecordTruncated
 	}
 	it.seq = binary.BigEndian.Uint64(b)
 	it.lsn = int64(binary.BigEndian.Uint64(b[8:]))
 	it.ts = int64(binary.BigEndian.Uint64(b[16:]))
 	b = b[24:]
-	var fields [4]string
-	for i := range fields {
+	field := func(b []byte, extra int) (string, []byte, bool) {
 		if len(b) < 2 {
-			return it, errors.New("item record is truncated")
+			return "", nil, false
 		}
-		n := int(binary.BigEndian.Uint16(b))
-		if len(b) < 2+n {
-			return it, errors.New("item record is truncated")
+		n := int(binary.BigEndian.Uint16(b)) + extra
+		if len(b)-2 < n {
+			return "", nil, false
 		}
-		fields[i] = string(b[2 : 2+n])
-		b = b[2+n:]
+		return string(b[2 : 2+n]), b[2+n:], true
 	}
-	it.id, it.rid, it.etag = fields[0], fields[2], fields[3]
-	pk, err := cosmos.ParsePartitionKeyJSON(fields[1])
-	if err != nil {
-		return it, fmt.Errorf("item record has a bad partition key: %v", err)
+	id, b, ok := field(b, 0)
+	if !ok {
+		return it, errRecordTruncated
 	}
-	it.pk = pk
-	it.body = append([]byte(nil), b...)
-	return it, nil
+	it.id = id
+	var firstErr error
+	for extra := 0; extra <= len(b); extra += 1 << 16 {
+		pkJSON, rest, ok := field(b, extra)
+		if !ok {
+			break
+		}
+		pk, err := cosmos.ParsePartitionKeyJSON(pkJSON)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("item record has a bad partition key: %v", err)
+			}
+			continue
+		}
+		rid, rest, ok1 := field(rest, 0)
+		etag, rest, ok2 := field(rest, 0)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if extra > 0 && key != "" && itemKey(pk, id) != key {
+			continue
+		}
+		it.pk, it.rid, it.etag = pk, rid, etag
+		it.body = append([]byte(nil), rest...)
+		return it, nil
+	}
+	if firstErr == nil {
+		firstErr = errRecordTruncated
+	}
+	return diskItem{}, firstErr
 }
 
 func (d *disk) putItem(c *container, rangeID, key string, it diskItem, docSeq uint64) error {
@@ -247,15 +437,29 @@ func (d *disk) deleteItem(c *container, rangeID, key string, lsn int64) error {
 
 // load rebuilds the in-memory store from disk. Every loaded document is visible in every
 // region: replication that was in flight at the crash has, in effect, completed.
-func (d *disk) load(s *store) error {
-	return d.db.View(func(tx *bolt.Tx) error {
+//
+// A record that cannot be read is skipped with a notice on notices, and counted in
+// s.skipped, rather than failing the start: one damaged record must not make every other
+// document of the file unreachable. The record stays in the file untouched (a later
+// cosmosctl may read it), until a write to the same document replaces it.
+func (d *disk) load(s *store, notices io.Writer) error {
+	if notices == nil {
+		notices = os.Stderr
+	}
+	path := d.db.Path()
+	skip := func(what string, err error) {
+		s.skipped++
+		fmt.Fprintf(notices, "cosmosctl emulator: %s: skipped %s: %v\n", path, what, err)
+	}
+	err := d.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		s.ridSeq = uint32(getUint64(meta, keyRIDSeq))
 		s.docSeq.Store(getUint64(meta, keyDocSeq))
 		err := tx.Bucket(bucketDBs).ForEach(func(k, v []byte) error {
 			var dd diskDatabase
 			if err := json.Unmarshal(v, &dd); err != nil {
-				return fmt.Errorf("database record %q: %v", k, err)
+				skip(fmt.Sprintf("database record %q", k), err)
+				return nil
 			}
 			s.dbs[dd.Meta.ID] = &database{meta: dd.Meta, seq: dd.Seq, colls: map[string]*container{}}
 			return nil
@@ -266,7 +470,8 @@ func (d *disk) load(s *store) error {
 		return tx.Bucket(bucketColls).ForEach(func(k, v []byte) error {
 			var dc diskContainer
 			if err := json.Unmarshal(v, &dc); err != nil {
-				return fmt.Errorf("container record %q: %v", k, err)
+				skip(fmt.Sprintf("container record %q", k), err)
+				return nil
 			}
 			db := s.dbs[dc.DB]
 			if db == nil {
@@ -280,15 +485,18 @@ func (d *disk) load(s *store) error {
 				return nil
 			}
 			for _, p := range c.parts {
-				p.lsn = int64(getUint64(items.Bucket(keyLSN), []byte(p.rng.ID)))
+				if lsns := items.Bucket(keyLSN); lsns != nil {
+					p.lsn = int64(getUint64(lsns, []byte(p.rng.ID)))
+				}
 				rb := items.Bucket([]byte("r" + p.rng.ID))
 				if rb == nil {
 					continue
 				}
 				err := rb.ForEach(func(k, v []byte) error {
-					it, err := decodeItem(v)
+					it, err := decodeItemKey(v, string(k))
 					if err != nil {
-						return fmt.Errorf("container %s: %v", c.meta.ID, err)
+						skip(fmt.Sprintf("a document of container %s/%s (partition key range %s, record key %q)", dc.DB, c.meta.ID, p.rng.ID, truncateForNotice(k)), err)
+						return nil
 					}
 					if it.seq > s.docSeq.Load() {
 						s.docSeq.Store(it.seq)
@@ -304,4 +512,19 @@ func (d *disk) load(s *store) error {
 			return nil
 		})
 	})
+	if err == nil && s.skipped > 0 {
+		fmt.Fprintf(notices, "cosmosctl emulator: %s: %d unreadable record(s) skipped; everything else is loaded\n", path, s.skipped)
+	}
+	return err
 }
+
+// truncateForNotice keeps a notice about a record with a 2 KB key on one screen.
+func truncateForNotice(k []byte) []byte {
+	if len(k) > 120 {
+		return append(k[:120:120], "…"...)
+	}
+	return k
+}
+
+// SkippedRecords is the number of unreadable records the start skipped in the data file.
+func (s *Server) SkippedRecords() int { return s.store.skipped }

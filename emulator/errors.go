@@ -30,13 +30,18 @@ func storageError(err error) *cosmos.Error {
 }
 
 // validateResourceID applies the service's rules for ids: non-empty, at most 255
-// characters, none of the characters that cannot appear in a resource path.
+// bytes for a database or container and 1,023 for a document, none of the characters
+// that cannot appear in a resource path.
 func validateResourceID(kind, id string) *cosmos.Error {
+	limit := 255
+	if kind == "document" {
+		limit = maxItemIDBytes
+	}
 	switch {
 	case id == "":
 		return badRequest("%s id must not be empty", kind)
-	case len(id) > 255:
-		return badRequest("%s id is %d characters long; the limit is 255", kind, len(id))
+	case len(id) > limit:
+		return badRequest("%s id is %d bytes long; the service's limit is %d bytes", kind, len(id), limit)
 	case strings.ContainsAny(id, `/\?#`):
 		return badRequest("%s id %q contains one of the characters / \\ ? # which cannot appear in an id", kind, id)
 	case strings.TrimSpace(id) != id && strings.HasSuffix(id, " "):

@@ -101,11 +101,90 @@ func documentPartitionKey(doc *jsondoc.Value, def cosmos.PartitionKeyDefinition)
 	return pk, nil
 }
 
+// The service's limits on items (Azure Cosmos DB "service quotas": 2,048 bytes of
+// partition key value, 1,023 bytes of id, 2 MB of document, 128 levels of nesting). The
+// service answers each with 400 BadRequest, substatus 0 as far as is known: its messages
+// are not documented, so the ones here say what was exceeded and by how much.
+const (
+	maxPartitionKeyBytes = 2048
+	maxItemIDBytes       = 1023
+	maxNestingDepth      = jsondoc.MaxDepth
+)
+
+// partitionKeySize measures a partition key value the way the limit is stated: the
+// UTF-8 bytes of its string values (not the header's escaped JSON, in which one 'é' is
+// six bytes), 8 bytes for a number, 1 for true, false and null, summed over the
+// components of a hierarchical key. So 11,000 'é' are 22,000 bytes and 11,000 '<' are
+// 11,000.
+func partitionKeySize(pk cosmos.PartitionKey) int {
+	n := 0
+	for _, c := range pk {
+		switch c.Kind {
+		case cosmos.KindString:
+			n += len(c.Str)
+		case cosmos.KindNumber:
+			n += 8
+		case cosmos.KindNull, cosmos.KindBool:
+			n++
+		}
+	}
+	return n
+}
+
+// checkItemLimits refuses a document the service would refuse for its id or its
+// partition key value. Reads and deletes are not limited, so that a document stored by
+// an emulator from before the limits can still be read and removed.
+func checkItemLimits(id string, pk cosmos.PartitionKey) *cosmos.Error {
+	if n := partitionKeySize(pk); n > maxPartitionKeyBytes {
+		return badRequest("the partition key value is %d bytes (UTF-8); the service's limit is %d bytes", n, maxPartitionKeyBytes)
+	}
+	if len(id) > maxItemIDBytes {
+		return badRequest("the document id is %d bytes long; the service's limit is %d bytes", len(id), maxItemIDBytes)
+	}
+	return nil
+}
+
+func tooDeep() *cosmos.Error {
+	return badRequest("the document nests objects and arrays more than %d levels deep, the service's limit", maxNestingDepth)
+}
+
+// jsonNestingDepth is the deepest nesting of objects and arrays in a JSON text (the
+// document itself is level 1), counted without parsing, so also for text that the
+// parser refused for being too deep.
+func jsonNestingDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, ch := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '{' || ch == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == '}' || ch == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // parseDocument checks a document body: a JSON object with a string id whose partition
 // key matches the header.
 func (s *Server) parseDocument(req *request, c *container, pk cosmos.PartitionKey, body []byte) (*jsondoc.Value, string, bool) {
 	doc, err := jsondoc.ParseObject(body)
 	if err != nil {
+		if jsonNestingDepth(body) > maxNestingDepth {
+			s.writeError(req, tooDeep(), 0)
+			return nil, "", false
+		}
 		s.writeError(req, badRequest("the document is not valid JSON: %v", err), 0)
 		return nil, "", false
 	}
@@ -119,6 +198,10 @@ func (s *Server) parseDocument(req *request, c *container, pk cosmos.PartitionKe
 		return nil, "", false
 	}
 	if e := validateResourceID("document", idv.Str); e != nil {
+		s.writeError(req, e, 0)
+		return nil, "", false
+	}
+	if e := checkItemLimits(idv.Str, pk); e != nil {
 		s.writeError(req, e, 0)
 		return nil, "", false
 	}

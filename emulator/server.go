@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -55,6 +56,9 @@ type Options struct {
 	// Clock drives replication lag, fault time windows and replica moves; nil is the
 	// wall clock.
 	Clock faults.Clock
+	// Notices receives what a start has to tell about the data file, such as records it
+	// could not read and skipped; nil is os.Stderr.
+	Notices io.Writer
 }
 
 // Start binds every listener and serves until Close. On error nothing is left running.
@@ -89,7 +93,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	s.store = newStore(cfg.Ranges, clock, d)
 	s.store.lag.Store(int64(cfg.ReplicationLag))
 	if d != nil {
-		if err := d.load(s.store); err != nil {
+		if err := d.load(s.store, opts.Notices); err != nil {
 			d.close()
 			return nil, fmt.Errorf("loading %s: %v (move the file away to start empty)", cfg.DataDir, err)
 		}
@@ -155,7 +159,7 @@ func (s *Server) listen() error {
 		ep.listener = &faultListener{Listener: ln, refusing: func() bool { return region >= 0 && s.faults.Refusing(name) }}
 		ep.url = "http://" + ln.Addr().String()
 		ep.http = &http.Server{
-			Handler:           &handler{s: s, ep: ep},
+			Handler:           lowercaseHeaders(&handler{s: s, ep: ep}),
 			ReadHeaderTimeout: 30 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          quietLog(),

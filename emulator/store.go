@@ -26,6 +26,8 @@ type store struct {
 	// lag is the replication lag in nanoseconds; it changes at run time.
 	lag    atomic.Int64
 	docSeq atomic.Uint64
+	// skipped counts the unreadable records the start skipped in the data file.
+	skipped int
 }
 
 type database struct {
@@ -491,6 +493,14 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	if err != nil {
 		return writeResult{part: p, lsn: p.lsn}, err
 	}
+	if !del {
+		// The handlers check these limits before they get here; this is the guard for
+		// every other way in (batch, bulk), so that nothing is stored that the service
+		// would have refused.
+		if err := checkItemLimits(id, pk); err != nil {
+			return writeResult{part: p, lsn: p.lsn}, err
+		}
+	}
 	v := &itemVersion{lsn: p.lsn + 1, ts: now.Unix(), committed: now, origin: region}
 	if !del {
 		// The limit applies to the client's document; the system properties the
@@ -501,6 +511,10 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 		v.etag = newETag()
 		v.body, err = withSystemProperties(body, rid, c, v.etag, v.ts)
 		if err != nil {
+			if jsonNestingDepth(body) > maxNestingDepth {
+				// A patch can nest a value deeper than any request body could.
+				err = tooDeep()
+			}
 			return writeResult{part: p, lsn: p.lsn}, err
 		}
 	}

@@ -1,0 +1,49 @@
+package emulator_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/emulator"
+)
+
+// systemPython is Debian's interpreter: python3-azure-cosmos installs the SDK for it,
+// not for a pyenv or virtualenv python found first on PATH.
+const systemPython = "/usr/bin/python3"
+
+// TestOfficialPythonSDK runs sdkcompat/python/compat.py (the official SDK as Debian's
+// python3-azure-cosmos packages it, 3.1.1) against a fresh emulator: CRUD, query paging
+// with continuation, 429 with retry-after, session tokens. The SDK finds response
+// headers only under their lower-case names, so this is also the test that the emulator
+// sends them so. With COSMOSCTL_SDKCOMPAT=required (CI) a missing SDK fails the test.
+func TestOfficialPythonSDK(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "sdkcompat", "python", "compat.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(systemPython, "-c", "import azure.cosmos.cosmos_client").CombinedOutput(); err != nil {
+		msg := "the official Python SDK is not installed: apt-get install python3-azure-cosmos (for " + systemPython + "): %v\n%s"
+		if os.Getenv("COSMOSCTL_SDKCOMPAT") == "required" {
+			t.Fatalf(msg, err, out)
+		}
+		t.Skipf(msg, err, out)
+	}
+	s, err := emulator.Start(emulator.Config{}, emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, systemPython, script)
+	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+s.Endpoint(), "COSMOS_KEY="+s.Key())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Python SDK suite failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
