@@ -161,8 +161,8 @@ func (s *Server) changeFeedRange(req *request, c *container, cf *changeFeedRead)
 	r := req.r
 	var p *partition
 	switch {
-	case r.Header.Get(cosmos.HeaderPartitionKeyRangeID) != "":
-		id := r.Header.Get(cosmos.HeaderPartitionKeyRangeID)
+	case rangeIDHeader(r) != "":
+		id := rangeIDHeader(r)
 		if p = c.partitionByID(id); p == nil {
 			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)
 			return nil, false
@@ -277,4 +277,15 @@ func parseStartTime(v string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, err
+}
+
+// rangeIDHeader reads x-ms-documentdb-partitionkeyrangeid. The Go and JS SDKs send the
+// range id alone; the .NET and Java SDKs may prefix it with the collection's _rid
+// ("<collRid>,<rangeId>").
+func rangeIDHeader(r *http.Request) string {
+	v := strings.TrimSpace(r.Header.Get(cosmos.HeaderPartitionKeyRangeID))
+	if i := strings.LastIndexByte(v, ','); i >= 0 {
+		v = strings.TrimSpace(v[i+1:])
+	}
+	return v
 }

@@ -128,6 +128,9 @@ func TestChangeFeedFromTheBeginningThen304(t *testing.T) {
 	if first.status != http.StatusOK || !slices.Equal(first.ids, []string{"d0", "d1", "d2"}) {
 		t.Fatalf("range 1 from the beginning: %d %v, want d0 d1 d2 (%s)", first.status, first.ids, first.body)
 	}
+	if p := f.read(rangeHeader(f.s.store.dbs["db"].colls["items"].meta.RID + ",1")); !slices.Equal(p.ids, first.ids) {
+		t.Errorf("range id with the collection _rid before it (.NET, Java): %v, want %v", p.ids, first.ids)
+	}
 	if !slices.IsSorted(first.lsns) || first.lsns[0] == 0 {
 		t.Errorf("_lsn values %v are not ascending LSNs", first.lsns)
 	}
@@ -338,5 +341,31 @@ func TestChangeFeedInALaggingRegionWaitsForReplication(t *testing.T) {
 	p := f.readAt(west, merge(rangeHeader("1"), map[string]string{cosmos.HeaderIfNoneMatch: before.etag}))
 	if p.status != http.StatusNotModified || p.etag != before.etag {
 		t.Errorf("read region before replication: %d etag %s, want 304 that stays at %s", p.status, p.etag, before.etag)
+	}
+}
+
+func TestChangeFeedContinuationSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	persist := func(c *Config) { c.DataDir = dir }
+	f := newChangeFeedTest(t, persist)
+	keys := f.keysIn("2", 3)
+	f.upsert("a", keys[0], 0)
+	f.upsert("b", keys[1], 0)
+	first := f.read(rangeHeader("2"))
+	if !slices.Equal(first.ids, []string{"a", "b"}) {
+		t.Fatalf("before the restart: %v", first.ids)
+	}
+	f.s.Close()
+
+	f = newChangeFeedTest(t, persist)
+	if p := f.read(merge(rangeHeader("2"), map[string]string{cosmos.HeaderIfNoneMatch: first.etag})); p.status != http.StatusNotModified {
+		t.Fatalf("the old continuation after a restart: %d %v, want 304", p.status, p.ids)
+	}
+	f.upsert("c", keys[2], 0)
+	if p := f.read(merge(rangeHeader("2"), map[string]string{cosmos.HeaderIfNoneMatch: first.etag})); !slices.Equal(p.ids, []string{"c"}) {
+		t.Errorf("after a restart and a write: %v, want c", p.ids)
+	}
+	if p := f.read(rangeHeader("2")); !slices.Equal(p.ids, []string{"a", "b", "c"}) {
+		t.Errorf("from the beginning after a restart: %v, want a b c in LSN order", p.ids)
 	}
 }

@@ -179,7 +179,7 @@ func (s *Server) queryScope(req *request, c *container) ([]*partition, string, b
 		}
 		return []*partition{p}, pk.Identity(), true
 	}
-	if id := r.Header.Get(cosmos.HeaderPartitionKeyRangeID); id != "" {
+	if id := rangeIDHeader(r); id != "" {
 		p := c.partitionByID(id)
 		if p == nil {
 			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)
