@@ -19,7 +19,9 @@ func (s *Server) dispatch(req *request) {
 	case faults.OpAddresses:
 		s.serveAddresses(req)
 	case faults.OpMetadata:
-		s.serveMetadata(req, segs)
+		if !s.serveMetadataExtras(req, segs) {
+			s.serveMetadata(req, segs)
+		}
 	case faults.OpPKRanges:
 		s.servePKRanges(req, segs[1], segs[3])
 	case faults.OpQuery:
@@ -68,7 +70,14 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 			if !s.decodeJSON(req, &in) {
 				return
 			}
+			offer, ok := s.offerFromHeaders(req)
+			if !ok {
+				return
+			}
 			db, err := s.store.createDatabase(in.ID)
+			if err == nil && offer != nil {
+				err = s.provisionOffer(db.RID, *offer)
+			}
 			s.answerResource(req, http.StatusCreated, db, err)
 		default:
 			s.methodNotAllowed(req)
@@ -121,7 +130,14 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.writeError(req, badRequest("partition key kind %q does not fit %d path(s): use %q", in.PartitionKey.Kind, len(def.Paths), def.Kind), 0)
 				return
 			}
+			offer, ok := s.offerFromHeaders(req)
+			if !ok {
+				return
+			}
 			c, err := s.store.createContainer(segs[1], in.ID, def)
+			if err == nil && offer != nil {
+				err = s.provisionOffer(c.RID, *offer)
+			}
 			s.answerResource(req, http.StatusCreated, c, err)
 		default:
 			s.methodNotAllowed(req)

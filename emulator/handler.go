@@ -105,8 +105,12 @@ func classify(r *http.Request, segs []string) string {
 		return "control"
 	case segs[0] == cosmos.TypeAddresses && n == 1:
 		return faults.OpAddresses
+	case segs[0] == "offers" && n <= 2:
+		return faults.OpMetadata
 	case segs[0] != cosmos.TypeDatabases:
 		return ""
+	case n >= 3 && (segs[2] == cosmos.TypeUsers || n >= 5 && segs[2] == cosmos.TypeContainers && (segs[4] == "sprocs" || segs[4] == "udfs" || segs[4] == "triggers")):
+		return faults.OpMetadata // answered with 400: not supported by the emulator
 	case n <= 4 && (n < 3 || segs[2] == cosmos.TypeContainers):
 		return faults.OpMetadata
 	case n == 5 && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypePKRanges:
@@ -182,6 +186,10 @@ func (h *handler) authorized(req *request) bool {
 		// The addresses call is signed for the documents of the collection it resolves,
 		// with the collection's link or (the SDKs, rid-based) its _rid.
 		resType, links = cosmos.TypeDocuments, addressesLinks(r)
+	}
+	if len(req.segs) == 2 && req.segs[0] == "offers" {
+		// Offers are rid-based: the SDKs sign the offer id alone, in lower case.
+		links = append(links, strings.ToLower(req.segs[1]), req.segs[1])
 	}
 	verified := false
 	for _, l := range links {

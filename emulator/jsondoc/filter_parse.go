@@ -221,7 +221,21 @@ func (p *sqlParser) parseAlias() (string, error) {
 		return "", unsupported(t)
 	}
 	p.alias = t.text
-	return t.text, nil
+	// FROM root r and FROM c AS x name the collection and then the alias the rest of
+	// the query uses (the SDKs' samples query databases and containers that way).
+	if isKeyword(p.peek(), "AS") {
+		p.next()
+		if t = p.peek(); t.kind != tokIdent {
+			return "", unsupported(t)
+		}
+	}
+	if t := p.peek(); t.kind == tokIdent {
+		if _, ok := reservedWord(t); !ok {
+			p.next()
+			p.alias = t.text
+		}
+	}
+	return p.alias, nil
 }
 
 func (p *sqlParser) filter() (*Filter, error) {

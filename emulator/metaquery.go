@@ -1,0 +1,183 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
+)
+
+// Metadata beyond databases and containers: queries on the databases and containers
+// feeds (databases.query, containers.query, the Go SDK's NewQueryDatabasesPager), the
+// offers that hold throughput (offers.go), and a clear refusal for the resources the
+// emulator does not implement.
+
+// unsupportedResource names the kind of resource segs address when the emulator does not
+// implement it: stored procedures, user-defined functions, triggers, users and
+// permissions. The service has them, so a 404 would tell an application "it does not
+// exist" when the truth is "the emulator cannot do it".
+func unsupportedResource(segs []string) string {
+	if len(segs) < 3 || segs[0] != cosmos.TypeDatabases {
+		return ""
+	}
+	if segs[2] == cosmos.TypeUsers {
+		if len(segs) >= 5 && segs[4] == "permissions" {
+			return "permissions"
+		}
+		return "users"
+	}
+	if len(segs) >= 5 && segs[2] == cosmos.TypeContainers {
+		switch segs[4] {
+		case "sprocs":
+			return "stored procedures"
+		case "udfs":
+			return "user-defined functions"
+		case "triggers":
+			return "triggers"
+		}
+	}
+	return ""
+}
+
+// serveMetadataExtras answers what serveMetadata does not: it reports whether it did.
+func (s *Server) serveMetadataExtras(req *request, segs []string) bool {
+	if what := unsupportedResource(segs); what != "" {
+		s.writeError(req, badRequest("%s are not supported by the emulator (cosmosctl emulator serves databases, containers, documents, batch, change feed and offers); run code like this against a real account or the Microsoft emulator", what), 0)
+		return true
+	}
+	if len(segs) > 0 && segs[0] == offersFeed {
+		s.serveOffers(req, segs)
+		return true
+	}
+	if req.r.Method == http.MethodPost && isQuery(req.r) {
+		switch len(segs) {
+		case 1:
+			s.serveDatabaseQuery(req)
+			return true
+		case 3:
+			s.serveContainerQuery(req, segs[1])
+			return true
+		}
+	}
+	return false
+}
+
+// metaQuery is a parsed query on a metadata feed.
+type metaQuery struct {
+	q      *jsondoc.Query
+	params map[string]*jsondoc.Value
+}
+
+// parseMetaQuery reads a query body; ok is false once an error has been answered.
+func (s *Server) parseMetaQuery(req *request) (*metaQuery, bool) {
+	if strings.EqualFold(req.r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
+		s.writeError(req, badRequest("the emulator does not produce query plans"), 0)
+		return nil, false
+	}
+	body, ok := s.readBody(req)
+	if !ok {
+		return nil, false
+	}
+	var spec cosmos.QuerySpec
+	if err := json.Unmarshal(body, &spec); err != nil {
+		s.writeError(req, badRequest("the query body is not valid JSON: %v (expected {\"query\": \"SELECT …\", \"parameters\": […]})", err), 0)
+		return nil, false
+	}
+	q, err := jsondoc.ParseQuery(spec.Query)
+	if err != nil {
+		if errors.Is(err, jsondoc.ErrUnsupported) {
+			s.writeError(req, badRequest("%v", err), 0)
+		} else {
+			s.writeError(req, badRequest("syntax error in query: %v", err), 0)
+		}
+		return nil, false
+	}
+	mq := &metaQuery{q: q, params: map[string]*jsondoc.Value{}}
+	for _, p := range spec.Parameters {
+		v, err := jsondoc.Parse(p.Value)
+		if err != nil {
+			s.writeError(req, badRequest("query parameter %s has an invalid value: %v", p.Name, err), 0)
+			return nil, false
+		}
+		mq.params[p.Name] = v
+	}
+	return mq, true
+}
+
+// filter returns the resources (as JSON) the query selects, in order.
+func (mq *metaQuery) filter(resources []any) ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
+	for _, r := range resources {
+		if mq.q.Top > 0 && len(out) >= mq.q.Top {
+			break
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		if mq.q.Where != nil {
+			doc, err := jsondoc.ParseObject(raw)
+			if err != nil {
+				return nil, err
+			}
+			ok, err := mq.q.Where.Match(doc, mq.params)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, raw)
+	}
+	return out, nil
+}
+
+// answerMetaQuery runs mq over resources and answers with the feed body the service
+// sends: {"_rid", "<feed>": […], "_count"}.
+func (s *Server) answerMetaQuery(req *request, mq *metaQuery, rid, feed string, resources []any) {
+	matched, err := mq.filter(resources)
+	if err != nil {
+		s.writeError(req, badRequest("%v", err), 0)
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"_rid": rid, feed: matched, "_count": len(matched)})
+	s.writeFeed(req, body, len(matched), chargeMetadata)
+}
+
+func (s *Server) serveDatabaseQuery(req *request) {
+	mq, ok := s.parseMetaQuery(req)
+	if !ok {
+		return
+	}
+	dbs := s.store.listDatabases()
+	res := make([]any, len(dbs))
+	for i := range dbs {
+		res[i] = dbs[i]
+	}
+	s.answerMetaQuery(req, mq, "", "Databases", res)
+}
+
+func (s *Server) serveContainerQuery(req *request, db string) {
+	mq, ok := s.parseMetaQuery(req)
+	if !ok {
+		return
+	}
+	colls, err := s.store.listContainers(db)
+	if err != nil {
+		s.writeError(req, err, chargeMetadata)
+		return
+	}
+	res := make([]any, len(colls))
+	for i := range colls {
+		res[i] = colls[i]
+	}
+	rid := ""
+	if d := s.store.database(db); d != nil {
+		rid = d.meta.RID
+	}
+	s.answerMetaQuery(req, mq, rid, "DocumentCollections", res)
+}
