@@ -39,6 +39,7 @@ func TestItemLimits(t *testing.T) {
 		{"a key of 1,025 'é' (2,050 bytes) is refused", "k5", strings.Repeat("é", 1025), "", 400, "2050 bytes"},
 		{"the issue's 11,000 '<' are refused", "k6", strings.Repeat("<", 11000), "", 400, "limit is 2048 bytes"},
 		{"the issue's 11,000 'é' are refused", "k7", strings.Repeat("é", 11000), "", 400, "22000 bytes"},
+		{"a key over bbolt's 32 KiB key limit is refused, not a 500", "k8", strings.Repeat("é", 20000), "", 400, "40000 bytes"},
 		{"an id of 1,023 bytes is stored", strings.Repeat("i", 1023), "p", "", 201, ""},
 		{"an id of 256 bytes is stored (the limit for databases and containers is not the one for items)", strings.Repeat("i", 256), "p", "", 201, ""},
 		{"an id of 1,024 bytes is refused", strings.Repeat("i", 1024), "p", "", 400, "limit is 1023 bytes"},
