@@ -209,26 +209,31 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 		after = caught
 	}
 	var page []change
-	if after < caught {
+	switch {
+	case after >= caught:
+	case lag == 0:
+		// Every region sees every commit: read the LSN order, one page and one more
+		// change (to tell whether the page is the last).
+		bytes := 0
+		for _, iv := range lsnIndexOf(p).after(p, after) {
+			if len(page) > cf.maxItems || bytes > maxPageBytes {
+				break
+			}
+			if cf.wants(iv.e, iv.v) {
+				page = append(page, change{lsn: iv.v.lsn, body: iv.v.body})
+				bytes += len(iv.v.body)
+			}
+		}
+	default:
 		for _, e := range p.items {
 			v := e.visibleIn(region, now, lag)
-			if v == nil || v.body == nil || v.lsn <= after || v.lsn > caught || v.ts < cf.since {
-				continue
+			if v != nil && v.lsn > after && v.lsn <= caught && cf.wants(e, v) {
+				page = append(page, change{lsn: v.lsn, body: v.body})
 			}
-			if cf.pkIdentity != "" && e.pk.Identity() != cf.pkIdentity {
-				continue
-			}
-			if cf.maxEPK != "" {
-				epk := cosmos.EffectivePartitionKey(e.pk)
-				if epk < cf.minEPK || epk >= cf.maxEPK {
-					continue
-				}
-			}
-			page = append(page, change{lsn: v.lsn, body: v.body})
 		}
+		slices.SortFunc(page, func(a, b change) int { return cmp.Compare(a.lsn, b.lsn) })
 	}
 	p.mu.RUnlock()
-	slices.SortFunc(page, func(a, b change) int { return cmp.Compare(a.lsn, b.lsn) })
 	next := caught
 	bytes := 0
 	for i, ch := range page {
@@ -244,6 +249,25 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 		next = after
 	}
 	return page, next, caught
+}
+
+// wants reports whether version v of document e passes the read's filters: not a
+// deletion (latest version mode has none), the start time, the partition key, the feed
+// range.
+func (cf changeFeedRead) wants(e *itemEntry, v *itemVersion) bool {
+	if v.body == nil || v.ts < cf.since {
+		return false
+	}
+	if cf.pkIdentity != "" && e.pk.Identity() != cf.pkIdentity {
+		return false
+	}
+	if cf.maxEPK != "" {
+		epk := cosmos.EffectivePartitionKey(e.pk)
+		if epk < cf.minEPK || epk >= cf.maxEPK {
+			return false
+		}
+	}
+	return true
 }
 
 func changeFeedETag(lsn int64) string { return `"` + strconv.FormatInt(lsn, 10) + `"` }
