@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ type emulatorOptions struct {
 	Scenario       string
 	DataDir        string
 	KeyFile        string
+	InsecureKey    bool
 	AADTokenFile   string
 	Seed           uint64
 	Output         string
@@ -46,10 +49,17 @@ use it unmodified. Latencies and faults come from a TOML scenario file and can b
 changed while it runs with the subcommands below, which talk to its control API.
 
 The account key defaults to the well-known emulator key, which is public; with
---key-file the key is read from a file and never printed. With --aad-token-file it
-also accepts Azure AD requests (authorization type=aad) carrying exactly the token in
-that file, so that cosmosctl --auth aad can be tested without Azure; it cannot
-validate real Azure AD tokens, and without the flag it refuses every type=aad request.
+--key-file the key is read from a file and never printed. Because that key is public,
+a --host other than loopback (127.0.0.0/8, ::1, localhost) is refused unless
+--key-file gives a key of your own or --insecure-public-key accepts that anyone who
+can reach the emulator can use it. With a wildcard --host (0.0.0.0, ::) the endpoints
+printed are the loopback ones, for use on this machine; from elsewhere use this
+machine's address with the same ports.
+
+With --aad-token-file it also accepts Azure AD requests (authorization type=aad)
+carrying exactly the token in that file, so that cosmosctl --auth aad can be tested
+without Azure; it cannot validate real Azure AD tokens, and without the flag it
+refuses every type=aad request.
 
 Data is kept in memory unless --data-dir is given; then every acknowledged write
 is on disk before it is acknowledged, and survives a restart or a kill -9.`,
@@ -89,6 +99,7 @@ is on disk before it is acknowledged, and survives a restart or a kill -9.`,
 	f.StringVar(&opts.Scenario, "scenario", "", "TOML scenario file: regions, latencies, faults, containers (flags given explicitly win)")
 	f.StringVar(&opts.DataDir, "data-dir", "", "persist data in this directory (default: in memory)")
 	f.StringVar(&opts.KeyFile, "key-file", "", "file holding the account key to require (default: the well-known emulator key)")
+	f.BoolVar(&opts.InsecureKey, "insecure-public-key", false, "allow a non-loopback --host with the public well-known key: anyone who can reach the emulator can use it")
 	f.StringVar(&opts.AADTokenFile, "aad-token-file", "", "file holding the one Azure AD token to accept as type=aad (any string; for testing --auth aad; default: refuse Azure AD requests)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "seed for latency sampling and fault probabilities (0: random)")
 	f.StringVarP(&opts.Output, "output", "o", "text", "how to print the endpoints: text or json")
@@ -162,6 +173,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 		}
 		cfg.Key = key
 	}
+	if !isLoopbackHost(cfg.Host) && (cfg.Key == "" || cfg.Key == cosmos.EmulatorKey) && !o.InsecureKey {
+		return cfg, usageErrorf("--host %s exposes the emulator to the network, and the well-known key is public: give --key-file FILE with a key of your own, or --insecure-public-key to allow it anyway", cfg.Host)
+	}
 	if o.AADTokenFile != "" {
 		tok, err := readAADTokenFile(o.AADTokenFile)
 		if err != nil {
@@ -216,6 +230,11 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	}
 	defer srv.Close()
 	st := srv.State()
+	wildcard := isWildcardHost(cfg.Host)
+	endpoint := localURL(srv.Endpoint(), wildcard)
+	for i := range st.Regions {
+		st.Regions[i].Endpoint = localURL(st.Regions[i].Endpoint, wildcard)
+	}
 	if opts.Output == "json" {
 		out := struct {
 			Endpoint string            `json:"endpoint"`
@@ -223,14 +242,14 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			AAD      bool              `json:"aad"` // accepts its Azure AD test token (never printed)
 			Regions  []emulator.Region `json:"regions"`
 			DataDir  string            `json:"data_dir,omitempty"`
-		}{Endpoint: srv.Endpoint(), AAD: cfg.AADToken != "", Regions: st.Regions, DataDir: cfg.DataDir}
+		}{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: st.Regions, DataDir: cfg.DataDir}
 		if srv.UsesWellKnownKey() {
 			out.Key = srv.Key()
 		}
 		data, _ := json.Marshal(out)
 		fmt.Fprintln(io.Out, string(data))
 	} else {
-		fmt.Fprintf(io.Out, "endpoint  %s\n", srv.Endpoint())
+		fmt.Fprintf(io.Out, "endpoint  %s\n", endpoint)
 		if srv.UsesWellKnownKey() {
 			fmt.Fprintf(io.Out, "key       %s  (the well-known emulator key)\n", srv.Key())
 		} else {
@@ -257,11 +276,51 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if len(st.Faults) > 0 || len(st.Latency) > 0 {
 		fmt.Fprintf(io.ErrOut, "scenario: %d latency setting(s), %d fault rule(s)\n", len(st.Latency), len(st.Faults))
 	}
-	if h := cfg.Host; h != "" && h != "127.0.0.1" && h != "::1" && h != "localhost" {
-		fmt.Fprintf(io.ErrOut, "warning: listening on %s, not loopback: anyone who can reach it and knows the key can use it\n", h)
+	if h := cfg.Host; !isLoopbackHost(h) {
+		if wildcard {
+			fmt.Fprintf(io.ErrOut, "listening on all interfaces (%s): the endpoints above are for this machine; from elsewhere use its address with the same ports\n", h)
+		}
+		who := "anyone who can reach it and has the key from " + opts.KeyFile + " can use it"
+		if srv.UsesWellKnownKey() {
+			who = "the well-known key is public (--insecure-public-key), so anyone who can reach it can use it"
+		}
+		fmt.Fprintf(io.ErrOut, "warning: listening on %s, not loopback: %s\n", h, who)
 	}
 	fmt.Fprintln(io.ErrOut, "emulator running; press Ctrl-C to stop")
 	<-ctx.Done()
 	fmt.Fprintln(io.ErrOut, "stopping emulator")
 	return nil
+}
+
+// isLoopbackHost reports whether binding to host keeps the emulator on this machine:
+// "localhost", any 127.0.0.0/8 address and ::1 (with or without brackets). An empty
+// host is the default, loopback.
+func isLoopbackHost(host string) bool {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if h == "" || strings.EqualFold(strings.TrimSuffix(h, "."), "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// isWildcardHost reports whether host binds every interface (0.0.0.0, ::).
+func isWildcardHost(host string) bool {
+	ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return ip != nil && ip.IsUnspecified()
+}
+
+// localURL turns a listener's URL such as http://[::]:8081 into one a client on this
+// machine can use: a wildcard listener (dual-stack in Go, whichever wildcard was given)
+// also accepts connections on 127.0.0.1.
+func localURL(raw string, wildcard bool) string {
+	if !wildcard {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.Host = net.JoinHostPort("127.0.0.1", u.Port())
+	return u.String()
 }
