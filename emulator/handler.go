@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,13 +44,25 @@ type request struct {
 	replica *replica
 	// dropResponse: apply the write, then drop the connection without answering.
 	dropResponse bool
+	// bodyRead: readBody has run, so the body is bounded or consumed.
+	bodyRead bool
 }
 
 // maxRequestBytes bounds a request body: a 2 MB document plus room for the envelope.
 const maxRequestBytes = MaxDocumentBytes + 64*1024
 
+// DefaultBodyTimeout is how long a request body may take to arrive: a 2 MB document
+// over a slow link (under 100 KB/s) still makes it, a stalled client does not hold its
+// connection and goroutine for ever.
+const DefaultBodyTimeout = 30 * time.Second
+
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.s.recoverPanic(r.Method, r.URL.EscapedPath())
+	if h.s.testServeHook != nil {
+		h.s.testServeHook(r)
+	}
 	req := &request{r: r, w: w, region: h.ep.region, activityID: r.Header.Get(cosmos.HeaderActivityID)}
+	defer h.s.boundUnreadBody(req)
 	if req.activityID == "" {
 		req.activityID = uuid.NewString()
 	}
@@ -330,20 +343,41 @@ func (s *Server) drop(req *request) {
 	reset(conn)
 }
 
-// readBody reads a request body of at most maxRequestBytes. ok is false once an error
-// response has been written.
+// readBody reads a request body of at most maxRequestBytes, which must arrive within
+// s.bodyTimeout of the first read (fault delays come before and do not count). ok is false
+// once an error response has been written.
 func (s *Server) readBody(req *request) ([]byte, bool) {
+	req.bodyRead = true
+	rc := http.NewResponseController(req.w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(req.w, req.r.Body, maxRequestBytes))
+	if err == nil {
+		// The connection idles next, or waits for the client to go away while a
+		// handler works: neither may be cut by the body's deadline.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			s.writeError(req, cosmosErr(413, 0, "request size is too large: the limit for a document is 2 MB"), 0)
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.writeError(req, cosmosErr(408, 0, fmt.Sprintf("the request body did not arrive within %v: the emulator stopped waiting for it and closes the connection", s.bodyTimeout)), 0)
 		} else {
 			s.writeError(req, badRequest("could not read the request body: %v", err), 0)
 		}
 		return nil, false
 	}
 	return body, true
+}
+
+// boundUnreadBody is deferred by the handler: net/http reads what is left of a body no
+// handler read (an error answered first) before it reuses the connection, and a client
+// stalling that body would hold the connection for ever.
+func (s *Server) boundUnreadBody(req *request) {
+	if req.bodyRead || req.r.Body == nil || req.r.Body == http.NoBody {
+		return
+	}
+	_ = http.NewResponseController(req.w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
 }
 
 // baseHeaders sets what every response carries.

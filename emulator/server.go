@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,6 +35,11 @@ type Server struct {
 	closing  chan struct{}
 	closeMu  sync.Once
 	wg       sync.WaitGroup
+
+	logger *log.Logger
+	// bodyTimeout is Options.BodyTimeout with its default.
+	bodyTimeout   time.Duration
+	testServeHook func(*http.Request)
 }
 
 // endpoint is one listening port: the global endpoint or one region's.
@@ -56,9 +63,17 @@ type Options struct {
 	// Clock drives replication lag, fault time windows and replica moves; nil is the
 	// wall clock.
 	Clock faults.Clock
+	// Log receives handler panics and server errors, rate-limited; nil is os.Stderr.
+	Log io.Writer
+	// BodyTimeout bounds how long a request body may take to arrive once the emulator
+	// starts reading it; 0 is DefaultBodyTimeout. Tests shorten it.
+	BodyTimeout time.Duration
 	// Notices receives what a start has to tell about the data file, such as records it
 	// could not read and skipped; nil is os.Stderr.
 	Notices io.Writer
+
+	// testServeHook, when set, runs first for every request (tests make it panic).
+	testServeHook func(*http.Request)
 }
 
 // Start binds every listener and serves until Close. On error nothing is left running.
@@ -80,6 +95,16 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		seed = rand.Uint64()
 	}
 	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{}), reps: newReplicaRegistry()}
+	logTo := opts.Log
+	if logTo == nil {
+		logTo = os.Stderr
+	}
+	// Rate limiting is about a terminal flooding in real time, so it uses the wall clock.
+	s.logger = newServerLog(logTo, time.Now).logger()
+	s.bodyTimeout, s.testServeHook = opts.BodyTimeout, opts.testServeHook
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = DefaultBodyTimeout
+	}
 	s.faults = faults.NewInjector(clock, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), s.started)
 	if err := s.faults.Load(cfg.Latency, cfg.Faults); err != nil {
 		return nil, fmt.Errorf("scenario: %v", err)
@@ -135,7 +160,9 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		s.wg.Add(1)
 		go func(ep *endpoint) {
 			defer s.wg.Done()
-			_ = ep.http.Serve(ep.listener)
+			if err := ep.http.Serve(ep.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.logger.Printf("the %s endpoint stopped serving: %v", ep.name, err)
+			}
 		}(ep)
 	}
 	return s, nil
@@ -158,11 +185,13 @@ func (s *Server) listen() error {
 		// which must stay reachable to end the outage it is rehearsing.
 		ep.listener = &faultListener{Listener: ln, refusing: func() bool { return region >= 0 && s.faults.Refusing(name) }}
 		ep.url = "http://" + ln.Addr().String()
+		// No ReadTimeout: it would also end requests that a fault holds (hang, long
+		// delays) by cancelling their context; readBody bounds the body instead.
 		ep.http = &http.Server{
 			Handler:           lowercaseHeaders(&handler{s: s, ep: ep}),
 			ReadHeaderTimeout: 30 * time.Second,
 			IdleTimeout:       2 * time.Minute,
-			ErrorLog:          quietLog(),
+			ErrorLog:          s.logger,
 			ConnState:         ep.listener.track,
 		}
 		return ep, nil
