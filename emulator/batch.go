@@ -140,6 +140,9 @@ func parseBatchOp(w batchWireOp, c *container, pk cosmos.PartitionKey) *batchOp 
 		doc, err := jsondoc.ParseObject(w.ResourceBody)
 		if err != nil {
 			op.err = badRequest("the resourceBody of a %s operation is not a valid JSON object: %v", kind, err)
+			if jsonNestingDepth(w.ResourceBody) > maxNestingDepth {
+				op.err = tooDeep()
+			}
 			return op
 		}
 		idv := doc.Get("id")
@@ -496,6 +499,9 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 				}
 				v := &itemVersion{ts: now.Unix(), committed: now, origin: region, etag: newETag()}
 				v.body, err = withSystemProperties(body, d.rid, c, v.etag, v.ts)
+				if err != nil && jsonNestingDepth(body) > maxNestingDepth {
+					err = tooDeep() // a patch can nest deeper than any request body
+				}
 				if err == nil {
 					d.cur = v
 				}
@@ -572,8 +578,12 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 	return results, lsn, nil
 }
 
-// checkBatchDocument applies the service's limits to a document a batch would store.
+// checkBatchDocument applies the service's limits (items.go) to a document a batch
+// would store.
 func checkBatchDocument(op *batchOp, body []byte) *cosmos.Error {
+	if err := checkItemLimits(op.id, op.pk); err != nil {
+		return err
+	}
 	if len(body) > MaxDocumentBytes {
 		return tooLarge(len(body))
 	}

@@ -197,3 +197,28 @@ func TestAtomicBatchSurvivesARestart(t *testing.T) {
 		t.Fatalf("create after restart: %+v", resp)
 	}
 }
+
+func TestBatchAppliesTheServiceLimits(t *testing.T) {
+	s := startTest(t)
+	c := newTestClient(t, s.Key())
+	longPK := strings.Repeat("é", 1100) // 2,200 bytes of UTF-8: over the 2 KB limit
+	ops := fmt.Sprintf(`[{"operationType":"Create","resourceBody":{"id":"1","pk":%q}}]`, longPK)
+	resp, _ := c.do(s.Endpoint(), "POST", itemsPath(), batchHeaders(true, pkHeader(fmt.Sprintf("[%q]", longPK))), ops)
+	if resp == nil {
+		t.Fatal("no response")
+	}
+	if resp.StatusCode == 200 {
+		t.Fatalf("a batch stored a document with a %d-byte partition key", len(longPK))
+	}
+	if resp.StatusCode == 207 {
+		if got := decodeBatchResults(t, resp); got[0].StatusCode != 400 {
+			t.Errorf("the operation failed with %d, want 400", got[0].StatusCode)
+		}
+	}
+	deep := strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200)
+	ops = `[{"operationType":"Create","resourceBody":{"id":"2","pk":"a","x":` + deep + `}}]`
+	resp, _ = c.do(s.Endpoint(), "POST", itemsPath(), batchHeaders(true, pkHeader(`["a"]`)), ops)
+	if resp == nil || resp.StatusCode != 207 || decodeBatchResults(t, resp)[0].StatusCode != 400 {
+		t.Errorf("a document nested 200 levels deep: %+v, want 207 with 400", resp)
+	}
+}
