@@ -386,7 +386,7 @@ func (s *Server) baseHeaders(req *request, charge float64) http.Header {
 	h.Set(cosmos.HeaderActivityID, req.activityID)
 	h.Set(cosmos.HeaderRequestCharge, strconv.FormatFloat(charge, 'f', 2, 64))
 	h.Set(cosmos.HeaderServedRegion, req.regionName)
-	h.Set("x-ms-gatewayversion", "version=2.14.0")
+	h.Set("x-ms-gatewayversion", gatewayVersion)
 	return h
 }
 
@@ -400,9 +400,10 @@ func (s *Server) writeJSON(req *request, status int, body []byte, charge float64
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
-	if h.Get(cosmos.HeaderSubStatus) == "" {
+	if status >= 400 && h.Get(cosmos.HeaderSubStatus) == "" {
 		h.Set(cosmos.HeaderSubStatus, "0")
 	}
+	s.finishHeaders(req, status)
 	req.w.WriteHeader(status)
 	if body != nil && req.r.Method != http.MethodHead {
 		_, _ = req.w.Write(body)
@@ -423,6 +424,7 @@ func (s *Server) writeError(req *request, e *cosmos.Error, charge float64) {
 	body := appendErrorBody(nil, code, e.Message, req.activityID)
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
+	s.finishHeaders(req, e.StatusCode)
 	req.w.WriteHeader(e.StatusCode)
 	_, _ = req.w.Write(body)
 }

@@ -41,6 +41,8 @@ type container struct {
 	db    *database
 	seq   uint32
 	parts []*partition
+	// usage is what the quota and usage headers report (responsemeta.go).
+	usage usageCache
 }
 
 // partition is one partition key range of a container: its items, its LSN and the
