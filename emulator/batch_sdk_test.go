@@ -134,3 +134,43 @@ func TestSDKTransactionalBatchReplaceWithStaleETagIs412(t *testing.T) {
 }
 
 func azcosmosETag(s string) azcore.ETag { return azcore.ETag(s) }
+
+// The SDK's own expectations (its emulator tests): without content on write, results
+// carry no body; a read in the batch makes the SDK ask for bodies; a delete never has one.
+func TestSDKTransactionalBatchSendsBodiesOnlyWhenAsked(t *testing.T) {
+	s := startSDKTest(t)
+	c := newSDKClient(t, s)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p1")
+
+	b := c.container.NewTransactionalBatch(pk)
+	b.CreateItem(mustJSON(t, sdkDoc{ID: "one", PK: "p1"}), nil)
+	b.CreateItem(mustJSON(t, sdkDoc{ID: "two", PK: "p1"}), nil)
+	resp, err := c.container.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range resp.OperationResults {
+		if r.StatusCode != http.StatusCreated || r.ETag == "" || r.ResourceBody != nil {
+			t.Errorf("default batch, operation %d: status %d, etag %q, body %s; want 201, an etag, no body", i, r.StatusCode, r.ETag, r.ResourceBody)
+		}
+	}
+
+	b = c.container.NewTransactionalBatch(pk)
+	b.CreateItem(mustJSON(t, sdkDoc{ID: "three", PK: "p1"}), nil)
+	b.ReadItem("two", nil)
+	b.DeleteItem("one", nil)
+	resp, err = c.container.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{http.StatusCreated, http.StatusOK, http.StatusNoContent}
+	for i, r := range resp.OperationResults {
+		if r.StatusCode != want[i] || r.RequestCharge <= 0 {
+			t.Errorf("operation %d: status %d, charge %v; want %d and a charge", i, r.StatusCode, r.RequestCharge, want[i])
+		}
+		if hasBody := r.ResourceBody != nil; hasBody != (i < 2) {
+			t.Errorf("operation %d: body %s; want a body for the create and the read only", i, r.ResourceBody)
+		}
+	}
+}
