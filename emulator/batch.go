@@ -306,7 +306,7 @@ func (s *Server) serveAtomicBatch(req *request, c *container, wire []batchWireOp
 // serveBulk runs each operation on its own, in order.
 func (s *Server) serveBulk(req *request, c *container, wire []batchWireOp) {
 	var target *partition
-	if id := req.r.Header.Get(cosmos.HeaderPartitionKeyRangeID); id != "" {
+	if id := rangeIDHeader(req.r); id != "" {
 		target = c.partitionByID(id)
 		if target == nil {
 			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)

@@ -108,7 +108,8 @@ func TestBulkOperationOutsideTheTargetRangeIsGone(t *testing.T) {
 		{"operationType":"Create","partitionKey":"[\"%s\"]","resourceBody":{"id":"1","pk":"%s"}},
 		{"operationType":"Create","partitionKey":"[\"%s\"]","resourceBody":{"id":"2","pk":"%s"}}
 	]`, in, in, out, out)
-	resp, _ := c.do(ep, "POST", itemsPath(), batchHeaders(false, map[string]string{cosmos.HeaderPartitionKeyRangeID: "0"}), ops)
+	// The .NET and Java SDKs prefix the range id with the collection's _rid.
+	resp, _ := c.do(ep, "POST", itemsPath(), batchHeaders(false, map[string]string{cosmos.HeaderPartitionKeyRangeID: cont.meta.RID + ",0"}), ops)
 	if resp == nil {
 		t.Fatal("no response")
 	}
