@@ -358,7 +358,7 @@ func (r *resolver) credentials() error {
 	if r.flags.KeyFile != nil {
 		path := keyFilePath(*r.flags.KeyFile, "")
 		keys = append(keys, candidate{SourceFlag, func() (string, error) {
-			return readKeyFile(path, "--key-file", "check the --key-file path")
+			return r.readKeyFile(path, "--key-file", "check the --key-file path")
 		}, "--key-file " + path})
 	}
 
@@ -384,7 +384,7 @@ func (r *resolver) credentials() error {
 	case hasKeyFile:
 		path := keyFilePath(keyFile, "")
 		keys = append(keys, candidate{"env COSMOSCTL_KEY_FILE", func() (string, error) {
-			return readKeyFile(path, "COSMOSCTL_KEY_FILE", "check COSMOSCTL_KEY_FILE")
+			return r.readKeyFile(path, "COSMOSCTL_KEY_FILE", "check COSMOSCTL_KEY_FILE")
 		}, "COSMOSCTL_KEY_FILE " + path})
 	}
 	if v, ok := lookup(r.env, "COSMOSCTL_CONNECTION_STRING"); ok {
@@ -410,7 +410,7 @@ func (r *resolver) credentials() error {
 			path := keyFilePath(p.KeyFile, filepath.Dir(r.file.Path))
 			fix := fmt.Sprintf("fix key_file of profile %s in %s, or create the file", p.Name, r.file.Path)
 			keys = append(keys, candidate{src, func() (string, error) {
-				return readKeyFile(path, "key_file of "+src, fix)
+				return r.readKeyFile(path, "key_file of "+src, fix)
 			}, "key_file " + path + " (" + src + ")"})
 		}
 		if p.ConnectionString != "" {
@@ -514,15 +514,19 @@ func keyFilePath(path, base string) string {
 	return path
 }
 
-// readKeyFile reads an account key from a file. what names where the path came from; fix
-// says what to do when the file is missing.
-func readKeyFile(path, what, fix string) (string, error) {
-	data, err := os.ReadFile(path)
+// readKeyFile reads an account key from a file (see ReadSecretFile), and warns when
+// other users can read it. what names where the path came from; fix says what to do when
+// the file is missing.
+func (r *resolver) readKeyFile(path, what, fix string) (string, error) {
+	data, fi, err := ReadSecretFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("key file %s (%s) does not exist: %s", path, what, fix)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot read key file %s (%s): %v", path, what, unwrapPath(err))
+		return "", fmt.Errorf("cannot read key file %s (%s): %v", path, what, err)
+	}
+	if w := SecretFileWarning(path, fi); w != "" {
+		r.s.Warnings = append(r.s.Warnings, w)
 	}
 	key := strings.TrimSpace(string(data))
 	if err := checkKey(key); err != nil {
