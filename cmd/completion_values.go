@@ -296,7 +296,7 @@ func emulatorControlClient(c *cobra.Command) (*emulator.ControlClient, error) {
 	}
 	key := os.Getenv("COSMOSCTL_KEY")
 	if f := c.Flags().Lookup("key-file"); f != nil && f.Value.String() != "" {
-		k, err := readKeyFile(f.Value.String())
+		k, err := readKeyFile(f.Value.String(), nil)
 		if err != nil {
 			return nil, err
 		}

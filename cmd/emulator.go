@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -36,10 +37,11 @@ type emulatorOptions struct {
 	Seed           uint64
 	Output         string
 	set            func(name string) bool
+	warn           io.Writer // for the key file's permission warning; nil: none
 }
 
 func newEmulatorCmd(io *IOStreams) *cobra.Command {
-	opts := &emulatorOptions{}
+	opts := &emulatorOptions{warn: io.ErrOut}
 	c := &cobra.Command{
 		Use:   "emulator",
 		Short: "Serve a local multi-region Cosmos DB account with fault injection",
@@ -167,7 +169,7 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 		cfg.Databases = append(cfg.Databases, db)
 	}
 	if o.KeyFile != "" {
-		key, err := readKeyFile(o.KeyFile)
+		key, err := readKeyFile(o.KeyFile, o.warn)
 		if err != nil {
 			return cfg, err
 		}
@@ -204,23 +206,6 @@ func readAADTokenFile(path string) (string, error) {
 		return "", &UsageError{Err: err}
 	}
 	return tok, nil
-}
-
-// readKeyFile reads an account key from a file, so that it never appears in process
-// arguments or shell history.
-func readKeyFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", usageErrorf("key file %s does not exist: check the --key-file path", path)
-		}
-		return "", usageErrorf("cannot read key file %s: %v", path, err)
-	}
-	key := strings.TrimSpace(string(data))
-	if _, err := cosmos.NewMasterKey(key); err != nil {
-		return "", usageErrorf("key file %s: %v", path, err)
-	}
-	return key, nil
 }
 
 func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg emulator.Config) error {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -20,9 +21,11 @@ type controlOptions struct {
 	Endpoint string
 	KeyFile  string
 	Output   string
+	cmd      *cobra.Command // whose stderr gets the key file's permission warning
 }
 
 func (o *controlOptions) addFlags(c *cobra.Command) {
+	o.cmd = c
 	def := os.Getenv("COSMOSCTL_EMULATOR_ENDPOINT")
 	if def == "" {
 		def = "http://127.0.0.1:8081"
@@ -41,7 +44,11 @@ func (o *controlOptions) client() (*emulator.ControlClient, error) {
 	}
 	key := os.Getenv("COSMOSCTL_KEY")
 	if o.KeyFile != "" {
-		k, err := readKeyFile(o.KeyFile)
+		var warn io.Writer
+		if o.cmd != nil {
+			warn = o.cmd.ErrOrStderr()
+		}
+		k, err := readKeyFile(o.KeyFile, warn)
 		if err != nil {
 			return nil, err
 		}
