@@ -26,9 +26,11 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 
 // TestOfficialJavaScriptSDK runs sdkcompat/js (the official @azure/cosmos, pinned in its
 // package-lock.json) against a fresh emulator: CRUD, conditional requests, patch, paging
-// with continuation, cross-partition queries, databases and containers, preferred
-// regions, 429 with retry-after, 503 failover, 403/3 after a failover, session reads
-// under replication lag.
+// with continuation, cross-partition queries, databases and containers, preferred and
+// excluded regions, 429 with retry-after, 503 failover, 403/3 after a failover, the
+// change feed (from the beginning, 304, resume, from now, by partition key),
+// transactional batch (200, 207/424 with nothing applied), bulk, and throughput (read
+// and replace an offer).
 func TestOfficialJavaScriptSDK(t *testing.T) {
 	dir, err := filepath.Abs(filepath.Join("..", "sdkcompat", "js"))
 	if err != nil {

@@ -3,13 +3,19 @@
 // this file with `node --test`; COSMOS_ENDPOINT and COSMOS_KEY name it. Each test uses
 // its own container, so that the tests do not see each other's items.
 //
-// Faults (429, 503, a write region that moved, replication lag) are set through the
-// emulator's control API, signed with the account key like any other request.
+// Faults (429, 503, a write region that moved) are set through the emulator's control
+// API, signed with the account key like any other request.
+//
+// Not here: session reads under replication lag. On a single-write account this SDK
+// answers a 404/1002 by retrying once, with the session token cleared, in a region it
+// chooses without regard to the write region; against a lagging read region that retry
+// gets 404/0, from the emulator as from the service (the Go SDK's handling of 1002 is
+// tested in emulator/sdkcompat_test.go).
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import { CosmosClient, PatchOperationType } from "@azure/cosmos";
+import { BulkOperationType, ChangeFeedStartFrom, CosmosClient, OperationType, PatchOperationType, StatusCodes } from "@azure/cosmos";
 
 const endpoint = process.env.COSMOS_ENDPOINT;
 const key = process.env.COSMOS_KEY;
@@ -206,4 +212,98 @@ test("403/3 after a failover re-reads the account and writes to the new write re
   } finally {
     await control("POST", "/failover", { region: "East US" });
   }
+});
+
+test("excluded regions skip a region per request", async () => {
+  const seed = await freshContainer();
+  await seed.items.create({ id: "a", pk: "p" });
+  const c2 = client({ connectionPolicy: { preferredLocations: ["East US", "West US", "North Europe"] } });
+  const c = c2.database(seed.database.id).container(seed.id);
+  const r = await c.item("a", "p").read({ excludedLocations: ["East US", "West US"] });
+  assert.equal(r.statusCode, 200);
+  assert.equal(servedBy(r), "North Europe");
+});
+
+// Drains a change feed iterator until it reports no new changes (304), returning the
+// ids seen and the continuation to resume from.
+async function drain(iterator) {
+  const ids = [];
+  let continuation;
+  for (let i = 0; i < 50 && iterator.hasMoreResults; i++) {
+    const page = await iterator.readNext();
+    continuation = page.continuationToken;
+    if (page.statusCode === StatusCodes.NotModified) break;
+    for (const r of page.result) ids.push(r.id);
+  }
+  return { ids, continuation };
+}
+
+test("change feed: from the beginning, 304 when nothing is new, resume, from now", async () => {
+  const c = await freshContainer();
+  for (let i = 0; i < 5; i++) await c.items.create({ id: `c${i}`, pk: `p${i % 2}` });
+  await c.items.upsert({ id: "c0", pk: "p0", changed: true }); // one entry per item: its latest version
+  const first = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 2 }));
+  assert.deepEqual([...first.ids].sort(), ["c0", "c1", "c2", "c3", "c4"]);
+  assert.ok(first.continuation, "a continuation to resume from");
+  await c.items.create({ id: "c5", pk: "p1" });
+  const resumed = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(first.continuation) }));
+  assert.deepEqual(resumed.ids, ["c5"]);
+  const now = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Now() });
+  const nothing = await drain(now);
+  assert.deepEqual(nothing.ids, []);
+  await c.items.create({ id: "c6", pk: "p0" });
+  const later = await drain(now);
+  assert.deepEqual(later.ids, ["c6"]);
+  const byKey = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning("p1") }));
+  assert.deepEqual([...byKey.ids].sort(), ["c1", "c3", "c5"]);
+});
+
+test("transactional batch: all or nothing within a partition key", async () => {
+  const c = await freshContainer();
+  const ok = await c.items.batch(
+    [
+      { operationType: OperationType.Create, resourceBody: { id: "b1", pk: "p" } },
+      { operationType: OperationType.Upsert, resourceBody: { id: "b2", pk: "p" } },
+      { operationType: OperationType.Read, id: "b1" },
+    ],
+    "p",
+  );
+  assert.equal(ok.code, 200);
+  assert.deepEqual(ok.result.map((r) => r.statusCode), [201, 201, 200]);
+  const failed = await c.items.batch(
+    [
+      { operationType: OperationType.Create, resourceBody: { id: "b3", pk: "p" } },
+      { operationType: OperationType.Create, resourceBody: { id: "b1", pk: "p" } }, // 409
+    ],
+    "p",
+  );
+  assert.equal(failed.code, 207);
+  assert.deepEqual(failed.result.map((r) => r.statusCode), [424, 409]);
+  const { statusCode } = await c.item("b3", "p").read();
+  assert.equal(statusCode, 404, "nothing of a failed batch is applied");
+});
+
+test("bulk: per-operation results across partitions", async () => {
+  const c = await freshContainer();
+  const ops = [];
+  for (let i = 0; i < 12; i++) ops.push({ operationType: BulkOperationType.Create, partitionKey: `p${i}`, resourceBody: { id: `k${i}`, pk: `p${i}` } });
+  ops.push({ operationType: BulkOperationType.Create, partitionKey: "p0", resourceBody: { id: "k0", pk: "p0" } }); // 409
+  const results = await c.items.executeBulkOperations(ops);
+  assert.equal(results.length, 13);
+  const codes = results.map((r) => r.response?.statusCode ?? r.error?.code);
+  assert.equal(codes.filter((x) => x === 201).length, 12, JSON.stringify(codes));
+  assert.equal(codes[12], 409);
+});
+
+test("throughput: read and replace a container's offer", async () => {
+  const c = client();
+  const { database } = await c.databases.createIfNotExists({ id: "sdkcompat" });
+  const { container } = await database.containers.createIfNotExists({ id: `js-tp-${process.pid}`, partitionKey: { paths: ["/pk"] }, throughput: 400 });
+  const { resource: offer } = await container.readOffer();
+  assert.equal(offer.content.offerThroughput, 400);
+  offer.content.offerThroughput = 1000;
+  const { resource: replaced } = await c.offer(offer.id).replace(offer);
+  assert.equal(replaced.content.offerThroughput, 1000);
+  const { resource: again } = await container.readOffer();
+  assert.equal(again.content.offerThroughput, 1000);
 });
