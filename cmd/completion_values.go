@@ -116,6 +116,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 		if underEmulator {
 			return completeOperations
 		}
+	case "latency":
+		if underEmulator && c.Name() == "emulator" {
+			return fixed("realistic\tthe embedded emulator's round trips: ≈2 ms, ≈62 ms, ≈75 ms (default)", "none\tno added latency")
+		}
 	case "data-dir":
 		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs

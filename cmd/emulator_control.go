@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -154,16 +155,31 @@ func printFaults(io *IOStreams, rules []faults.Rule) error {
 		if r.Count > 0 {
 			count = fmt.Sprint(r.Count)
 		}
-		window := "always"
-		if r.After > 0 || r.For > 0 {
-			window = "from " + r.After.String()
-			if r.For > 0 {
-				window += " for " + r.For.String()
-			}
-		}
+		window := faultWindow(r)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%g\t%s\t%s\t%d\n", r.ID, orAny(r.Region), orAll(ops), effect, p, count, window, r.Fired)
 	}
 	return tw.Flush()
+}
+
+// faultWindow says when a rule is active in the emulator's clock: the times its
+// window opens and closes, which need no knowledge of whether it counts from the
+// emulator's start (a scenario's rule) or from when it was added.
+func faultWindow(r faults.Rule) string {
+	if r.After == 0 && r.For == 0 {
+		return "always"
+	}
+	if r.Since.IsZero() { // an emulator that does not report it
+		w := "after " + r.After.String()
+		if r.For > 0 {
+			w += " for " + r.For.String()
+		}
+		return w
+	}
+	from := r.Since.Add(time.Duration(r.After)).Local()
+	if r.For == 0 {
+		return "from " + from.Format(time.TimeOnly)
+	}
+	return from.Format(time.TimeOnly) + "–" + from.Add(time.Duration(r.For)).Format(time.TimeOnly)
 }
 
 func newEmulatorFailoverCmd(io *IOStreams) *cobra.Command {
@@ -237,10 +253,12 @@ func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
 	var fixed, min, max, p50, p99 time.Duration
 	c := &cobra.Command{
 		Use:   "latency",
-		Short: "Set a latency distribution of a running emulator",
-		Long: `Set the latency of one region and operation. Give --fixed, or --min and --max
-(uniform), or --p50 and --p99 (log-normal); --none removes added latency.`,
-		Example: `  cosmosctl emulator latency --region "East US" --op reads --p50 5ms --p99 40ms
+		Short: "Show or set the latency distributions of a running emulator",
+		Long: `Set the latency of one region and operation, then print the latency table.
+Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
+--none removes added latency. With no flags, print the latency table.`,
+		Example: `  cosmosctl emulator latency
+  cosmosctl emulator latency --region "East US" --op reads --p50 5ms --p99 40ms
   cosmosctl emulator latency --region "West US" --fixed 70ms`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -250,6 +268,7 @@ func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
 				}
 			}
 			f := c.Flags().Changed
+			list := false
 			switch {
 			case f("none"):
 				spec.Kind = faults.KindNone
@@ -259,27 +278,36 @@ func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
 				spec.Kind, spec.Min, spec.Max = faults.KindUniform, faults.Duration(min), faults.Duration(max)
 			case f("p50") || f("p99"):
 				spec.Kind, spec.P50, spec.P99 = faults.KindLognormal, faults.Duration(p50), faults.Duration(p99)
+			case f("region") || f("op"):
+				return usageErrorf("give a distribution: --fixed D, --min D --max D, --p50 D --p99 D, or --none (with no flags at all, the latency table is printed)")
 			default:
-				return usageErrorf("give a distribution: --fixed D, --min D --max D, --p50 D --p99 D, or --none")
+				list = true
 			}
-			if err := spec.Distribution.Validate(); err != nil {
-				return &UsageError{Err: err}
+			if !list {
+				if err := spec.Distribution.Validate(); err != nil {
+					return &UsageError{Err: err}
+				}
 			}
 			cl, err := opts.client()
 			if err != nil {
 				return err
 			}
-			table, err := cl.SetLatency(c.Context(), spec)
+			var table []faults.LatencyEntry
+			if list {
+				table, err = cl.Latency(c.Context())
+			} else {
+				table, err = cl.SetLatency(c.Context(), spec)
+			}
 			if err != nil {
 				return err
 			}
 			if opts.Output == "json" {
+				if table == nil {
+					table = []faults.LatencyEntry{}
+				}
 				return printJSON(io, table)
 			}
-			for _, l := range table {
-				fmt.Fprintf(io.Out, "%s\t%s\t%s\n", orAny(l.Region), orAll(l.Operation), l.Distribution)
-			}
-			return nil
+			return printLatency(io, table)
 		},
 	}
 	fl := c.Flags()
@@ -293,6 +321,22 @@ func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
 	fl.Bool("none", false, "no added latency")
 	opts.addFlags(c)
 	return c
+}
+
+// printLatency prints the latency table, most specific entries where they were set:
+// the emulator picks a region's own entry over the every-region one, and an exact
+// operation over its group.
+func printLatency(io *IOStreams, table []faults.LatencyEntry) error {
+	if len(table) == 0 {
+		fmt.Fprintln(io.Out, "no added latency")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tOPERATION\tLATENCY")
+	for _, l := range table {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", orAny(l.Region), orAll(l.Operation), l.Distribution)
+	}
+	return tw.Flush()
 }
 
 func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {
@@ -320,10 +364,17 @@ func newFaultAddCmd(io *IOStreams) *cobra.Command {
   status         answer --status (and --substatus, --retry-after for 429)
   hang           never answer until the client gives up
   refuse         refuse connections: the region is down
-  drop-response  apply the write, then drop the connection (the ambiguous write)`,
+  drop-response  apply the write, then drop the connection (the ambiguous write)
+
+--after and --for count from now, when the rule is added: --after 10s --for 30s
+is active from ten seconds from now for thirty seconds, however long the emulator
+has been running. (The after and for of a scenario file's rules count from the
+emulator's start, so that a scenario plays out the same way each run.)
+` + "`cosmosctl emulator fault list`" + ` shows each rule's window in the emulator's clock.`,
 		Example: `  cosmosctl emulator fault add --region "East US" --op reads --effect delay --delay 1s --probability 0.05
   cosmosctl emulator fault add --region "East US" --effect status --status 429 --retry-after 200ms --count 10
-  cosmosctl emulator fault add --region "West US" --effect refuse --for 30s
+  cosmosctl emulator fault add --region "West US" --effect refuse --for 30s      # down now, for 30 s
+  cosmosctl emulator fault add --region "East US" --effect hang --after 10s --for 1m
   cosmosctl emulator fault add --op create --effect drop-response --probability 0.3`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -331,6 +382,20 @@ func newFaultAddCmd(io *IOStreams) *cobra.Command {
 				if d < 0 {
 					return usageErrorf("--%s must not be negative (got %s)", name, d)
 				}
+			}
+			f := c.Flags().Changed
+			// On the wire a probability of 0 means "not given", that is always; a
+			// --probability 0 typed on the command line means "never" and is a mistake.
+			if p := r.Probability; f("probability") && (math.IsNaN(p) || p <= 0 || p > 1) {
+				return usageErrorf("--probability must be more than 0 and at most 1, e.g. 0.05 (got %v); leave it out to fire on every matching request", p)
+			}
+			switch {
+			case r.Effect == faults.EffectDelay && !f("delay"):
+				return usageErrorf("--effect delay needs --delay, e.g. --delay 500ms")
+			case r.Effect == faults.EffectDelay && delay == 0:
+				return usageErrorf("--delay must be more than 0 (got %s)", delay)
+			case r.Effect != faults.EffectDelay && f("delay") && r.Effect != "":
+				return usageErrorf("--delay is only used with --effect delay, not --effect %s", r.Effect)
 			}
 			if r.Effect == faults.EffectDelay {
 				r.Delay = faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(delay)}
@@ -359,14 +424,14 @@ func newFaultAddCmd(io *IOStreams) *cobra.Command {
 	fl.StringVar(&r.Region, "region", "", "region the rule applies to (default: every region)")
 	fl.StringSliceVar(&r.Operations, "op", nil, "operations (read, query, create, upsert, replace, delete, patch, account, pkranges, metadata, or reads, writes, all)")
 	fl.StringVar(&r.Effect, "effect", "", "delay, status, hang, refuse or drop-response")
-	fl.DurationVar(&delay, "delay", 0, "extra latency for --effect delay")
+	fl.DurationVar(&delay, "delay", 0, "extra latency for --effect delay (required with it)")
 	fl.IntVar(&r.Status, "status", 0, "HTTP status for --effect status (e.g. 503, 429, 408, 410)")
 	fl.IntVar(&r.SubStatus, "substatus", 0, "substatus sent with --status (e.g. 3 with 403)")
 	fl.DurationVar(&retryAfter, "retry-after", 0, "retry-after sent with 429 (default 100ms)")
-	fl.Float64Var(&r.Probability, "probability", 0, "chance that a matching request is hit, in (0,1] (default 1)")
+	fl.Float64Var(&r.Probability, "probability", 0, "chance that a matching request is hit, more than 0 and at most 1 (default: every matching request)")
 	fl.IntVar(&r.Count, "count", 0, "stop after firing this many times (default: never)")
-	fl.DurationVar(&after, "after", 0, "start this long after the emulator started")
-	fl.DurationVar(&forD, "for", 0, "stay active this long (default: forever)")
+	fl.DurationVar(&after, "after", 0, "become active this long from now (default: at once)")
+	fl.DurationVar(&forD, "for", 0, "stay active this long once active (default: forever)")
 	opts.addFlags(c)
 	return c
 }

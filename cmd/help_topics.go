@@ -231,7 +231,9 @@ latencies, fault rules and replica moves, so that a rehearsal can be checked in
 and replayed. Give it to cosmosctl emulator --scenario FILE, or to cosmosctl
 hedge-test --scenario FILE (which uses its latency and fault tables). Flags given
 on the command line win over the file. Unknown settings are errors. Durations are
-strings such as "150ms" or "2m"; times (after) count from the emulator's start.
+strings such as "150ms" or "2m"; times (after, for) count from the emulator's
+start, while those of rules added later with cosmosctl emulator fault add count
+from when they are added.
 
 THE ACCOUNT
   account = "rehearsal"          # account id reported by GET / (not "localhost")
@@ -265,6 +267,8 @@ LATENCY
   p50 = "35ms"                   # lognormal (p50, p99), none
   p99 = "80ms"
   The most specific entry wins: an operation beats its group, a group beats all.
+  Without [[latency]] entries cosmosctl emulator gives the regions its realistic
+  default (--latency); --latency none (or kind = "none") adds none.
 
   Operations: read (point read), query, create, upsert, replace, delete, patch,
   account (GET /), pkranges, metadata (databases and containers), addresses

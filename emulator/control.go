@@ -17,10 +17,12 @@ import (
 //
 //	GET    /_emulator/state            State
 //	GET    /_emulator/faults           the fault rules, with how often each fired
-//	POST   /_emulator/faults           add a rule (faults.Rule as JSON) → the rule with its id
+//	POST   /_emulator/faults           add a rule (faults.Rule as JSON; after and for count
+//	                                   from now) → the rule with its id and since
 //	DELETE /_emulator/faults           remove every rule
 //	DELETE /_emulator/faults/{id}      remove one rule
-//	PUT    /_emulator/latency          set a latency (faults.LatencySpec as JSON)
+//	GET    /_emulator/latency          the latency table
+//	PUT    /_emulator/latency          set a latency (faults.LatencySpec as JSON) → the table
 //	POST   /_emulator/failover         {"region": "West US"}: make it the write region
 //	PUT    /_emulator/replication      {"lag": "2s"}
 //	GET    /_emulator/replicas         every replica set: addresses, states, request counts
@@ -195,7 +197,9 @@ func (s *Server) dropRefusedConnections() {
 	}
 }
 
-// AddFault adds a fault rule to a running emulator (for tests and embedding).
+// AddFault adds a fault rule to a running emulator (for tests and embedding). Like a
+// rule added through the control API, its After and For count from now; only the rules
+// of the scenario (Config.Faults) count from the emulator's start.
 func (s *Server) AddFault(r faults.Rule) (faults.Rule, error) {
 	if r.Region != "" {
 		if _, ok := s.regionIndex(r.Region); !ok {

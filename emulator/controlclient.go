@@ -75,6 +75,13 @@ func (c *ControlClient) ClearFaults(ctx context.Context) error {
 	return c.call(ctx, http.MethodDelete, "/faults", nil, nil)
 }
 
+// Latency lists the latency table, in the order its entries were first set.
+func (c *ControlClient) Latency(ctx context.Context) ([]faults.LatencyEntry, error) {
+	var out []faults.LatencyEntry
+	err := c.call(ctx, http.MethodGet, "/latency", nil, &out)
+	return out, err
+}
+
 // SetLatency sets one latency entry.
 func (c *ControlClient) SetLatency(ctx context.Context, spec faults.LatencySpec) ([]faults.LatencyEntry, error) {
 	var out []faults.LatencyEntry

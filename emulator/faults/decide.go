@@ -41,7 +41,7 @@ func (in *Injector) Decide(region, op, replica string) Decision {
 		if terminal && r.Effect != EffectDelay {
 			continue
 		}
-		if !r.appliesTo(region, op, replica) || !r.activeAt(now, in.start) || !in.roll(r.Probability) {
+		if !r.appliesTo(region, op, replica) || !r.activeAt(now) || !in.roll(r.Probability) {
 			continue
 		}
 		r.Fired++
@@ -85,7 +85,7 @@ func (in *Injector) Refusing(region string) bool {
 		if r.Region != "" && !SameRegion(r.Region, region) {
 			continue
 		}
-		if !r.activeAt(now, in.start) || !in.roll(r.Probability) {
+		if !r.activeAt(now) || !in.roll(r.Probability) {
 			continue
 		}
 		r.Fired++

@@ -183,7 +183,7 @@ func TestExhaustedRuleLetsTheNextTerminalRuleDecide(t *testing.T) {
 	}
 }
 
-func TestTimeWindowFollowsEmulatorStart(t *testing.T) {
+func TestTimeWindowOfARuleAddedAtStart(t *testing.T) {
 	rule := Rule{Effect: EffectHang, After: Duration(10 * time.Second), For: Duration(5 * time.Second)}
 	forever := Rule{Effect: EffectHang, After: Duration(10 * time.Second)}
 	tests := []struct {
@@ -211,15 +211,81 @@ func TestTimeWindowFollowsEmulatorStart(t *testing.T) {
 	}
 }
 
-func TestWindowIsAnchoredAtStartNotAtAdd(t *testing.T) {
+func TestAddedRuleCountsFromWhenItIsAdded(t *testing.T) {
+	// The emulator has been up for 30 s when the rule arrives: counted from the start,
+	// "after 10s for 30s" would already be half over, and "for 30s" (the help's own
+	// refuse example) would have ended before it was added.
+	window := Rule{Effect: EffectHang, After: Duration(10 * time.Second), For: Duration(30 * time.Second)}
+	forOnly := Rule{Effect: EffectHang, For: Duration(30 * time.Second)}
+	tests := []struct {
+		name    string
+		rule    Rule
+		elapsed time.Duration // since the rule was added
+		want    bool
+	}{
+		{"not yet when added", window, 0, false},
+		{"just before after", window, 10*time.Second - time.Millisecond, false},
+		{"at after", window, 10 * time.Second, true},
+		{"inside window", window, 39 * time.Second, true},
+		{"at end of window", window, 40 * time.Second, false},
+		{"for alone is active when added", forOnly, 0, true},
+		{"for alone lasts its length", forOnly, 30*time.Second - time.Millisecond, true},
+		{"for alone ends", forOnly, 30 * time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: epoch}
+			in := NewInjector(clock, seeded(), epoch)
+			clock.Advance(30 * time.Second)
+			added, err := in.Add(tt.rule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !added.Since.Equal(epoch.Add(30 * time.Second)) {
+				t.Fatalf("Since = %v, want the time it was added", added.Since)
+			}
+			clock.Advance(tt.elapsed)
+			if got := in.Decide("East US", "read", "").Hang; got != tt.want {
+				t.Fatalf("at add+%v: hang = %v, want %v", tt.elapsed, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestScenarioRuleCountsFromEmulatorStart(t *testing.T) {
 	clock := &fakeClock{now: epoch}
 	in := NewInjector(clock, seeded(), epoch)
-	clock.Advance(time.Minute)
-	if _, err := in.Add(Rule{Effect: EffectHang, After: Duration(30 * time.Second)}); err != nil {
+	clock.Advance(3 * time.Second) // loading took a while
+	rule := Rule{Effect: EffectHang, After: Duration(10 * time.Second), For: Duration(5 * time.Second), Since: epoch.Add(time.Hour)}
+	if err := in.Load(nil, []Rule{rule}); err != nil {
 		t.Fatal(err)
 	}
-	if !in.Decide("", "read", "").Hang {
-		t.Fatal("rule added after its window opened should be active immediately")
+	if got := in.Rules()[0].Since; !got.Equal(epoch) {
+		t.Fatalf("Since = %v, want the emulator's start %v (whatever the caller gave)", got, epoch)
+	}
+	for _, tt := range []struct {
+		at   time.Duration // since the emulator started
+		want bool
+	}{{9 * time.Second, false}, {10 * time.Second, true}, {14 * time.Second, true}, {15 * time.Second, false}} {
+		clock.now = epoch.Add(tt.at)
+		if got := in.Decide("East US", "read", "").Hang; got != tt.want {
+			t.Fatalf("at start+%v: hang = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+}
+
+func TestAddReplacesACallersSince(t *testing.T) {
+	in, clock := newTestInjector(t)
+	clock.Advance(time.Minute)
+	added, err := in.Add(Rule{Effect: EffectHang, After: Duration(time.Second), Since: epoch.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !added.Since.Equal(clock.now) {
+		t.Fatalf("Since = %v, want now (%v)", added.Since, clock.now)
+	}
+	if in.Decide("", "read", "").Hang {
+		t.Fatal("a caller's Since must not open the window early")
 	}
 }
 

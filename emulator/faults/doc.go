@@ -30,4 +30,9 @@
 // entry; fault rules are then evaluated in the order they were added. Delay
 // rules stack on top of the base latency, while the first firing rule with
 // any other effect decides how the request ends.
+//
+// A rule's time window (after, for) counts from the emulator's start for the
+// rules of a scenario file, so that a scenario replays the same way each run,
+// and from the moment it is added for rules added while the emulator runs
+// (the control API, `cosmosctl emulator fault add`): Rule.Since says which.
 package faults

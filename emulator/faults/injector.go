@@ -33,7 +33,8 @@ type Injector struct {
 }
 
 // NewInjector returns an empty injector. start is the emulator's start time,
-// the anchor for every rule's After/For window.
+// the anchor of the After/For window of the rules that Load gives it; a rule
+// given to Add counts from the time it is added.
 func NewInjector(clock Clock, rng *rand.Rand, start time.Time) *Injector {
 	if clock == nil || rng == nil {
 		panic("faults: NewInjector needs a clock and a random source")
@@ -42,13 +43,16 @@ func NewInjector(clock Clock, rng *rand.Rand, start time.Time) *Injector {
 }
 
 // Add validates r, gives it the next free "fN" id when it has none, and
-// appends it, so it is evaluated after every rule already present.
+// appends it, so it is evaluated after every rule already present. Its
+// After/For window counts from now: someone adding "after 10s" to a running
+// emulator means ten seconds from now, not from whenever it started.
 func (in *Injector) Add(r Rule) (Rule, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 
 	r = r.clone()
 	r.Fired = 0
+	r.Since = in.clock.Now()
 	last := in.lastID
 	if r.ID == "" {
 		r.ID, last = nextFreeID(last, func(id string) bool { return in.index(id) >= 0 })
@@ -121,7 +125,9 @@ func (in *Injector) Latency() []LatencyEntry {
 // Load replaces the latency table and all rules at once, as a scenario file
 // does. Everything is validated first and nothing changes on error, so a
 // broken scenario never leaves the emulator half-configured. Ids are
-// assigned from f1, skipping ids the scenario names explicitly.
+// assigned from f1, skipping ids the scenario names explicitly. The rules'
+// After/For windows count from the emulator's start, so that a scenario plays
+// out the same way each run.
 func (in *Injector) Load(lat []LatencySpec, rules []Rule) error {
 	var table latencyTable
 	for _, s := range lat {
@@ -149,6 +155,7 @@ func (in *Injector) Load(lat []LatencySpec, rules []Rule) error {
 	for _, r := range rules {
 		r = r.clone()
 		r.Fired = 0
+		r.Since = in.start
 		if r.ID == "" {
 			r.ID, last = nextFreeID(last, func(id string) bool { return explicit[id] })
 		}

@@ -40,8 +40,15 @@ type Rule struct {
 	Replica     string   `toml:"replica,omitempty" json:"replica,omitempty"`
 	Probability float64  `toml:"probability,omitzero" json:"probability,omitempty"`
 	Count       int      `toml:"count,omitzero" json:"count,omitempty"`
-	After       Duration `toml:"after,omitzero" json:"after,omitempty"`
-	For         Duration `toml:"for,omitzero" json:"for,omitempty"`
+	// After and For are the rule's time window, counted from Since.
+	After Duration `toml:"after,omitzero" json:"after,omitempty"`
+	For   Duration `toml:"for,omitzero" json:"for,omitempty"`
+	// Since is what After and For count from, set by the Injector: the emulator's
+	// start for a scenario's rules (Load), so that a scenario replays the same way
+	// each run, and the time the rule was added for rules added while it runs (Add),
+	// so that "--after 10s" means ten seconds from now whenever the emulator started.
+	// Whatever a caller puts here is replaced when the rule is added.
+	Since time.Time `toml:"-" json:"since,omitzero"`
 
 	Effect     string       `toml:"effect" json:"effect"`
 	Delay      Distribution `toml:"delay,omitempty" json:"delay,omitzero"`
@@ -187,10 +194,8 @@ func (r *Rule) unscoped() bool {
 }
 
 // activeAt is the dynamic part of matching: the time window and the budget.
-// The window is anchored at emulator start so that a scenario replays the
-// same way each run instead of depending on when a rule was loaded.
-func (r *Rule) activeAt(now, start time.Time) bool {
-	from := start.Add(time.Duration(r.After))
+func (r *Rule) activeAt(now time.Time) bool {
+	from := r.Since.Add(time.Duration(r.After))
 	if now.Before(from) {
 		return false
 	}
