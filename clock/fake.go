@@ -125,10 +125,32 @@ func (f *Fake) pendingLocked() int {
 	return n
 }
 
+// WaitForTimerIn blocks until a timer due d from now is armed (and neither fired nor
+// stopped), or the timeout passes in real time; it reports whether it appeared. Where code
+// under test arms several timers (an attempt timeout beside a retry wait, say), waiting
+// for the one a test is about is what keeps it from advancing too early.
+func (f *Fake) WaitForTimerIn(d, timeout time.Duration) bool {
+	return f.waitFor(func() bool {
+		due := f.now.Add(d)
+		for _, t := range f.timers {
+			if !t.stopped && !t.fired && t.deadline.Equal(due) {
+				return true
+			}
+		}
+		return false
+	}, timeout)
+}
+
 // WaitForTimers blocks until at least n timers are armed, or the timeout passes (in
 // real time, as a guard against a test that would otherwise hang). It reports whether
 // the timers appeared.
 func (f *Fake) WaitForTimers(n int, timeout time.Duration) bool {
+	return f.waitFor(func() bool { return f.pendingLocked() >= n }, timeout)
+}
+
+// waitFor waits, with f.mu held while it checks, until done reports true or the timeout
+// passes in real time.
+func (f *Fake) waitFor(done func() bool, timeout time.Duration) bool {
 	expired := make(chan struct{})
 	finished := make(chan struct{})
 	defer close(finished)
@@ -146,7 +168,7 @@ func (f *Fake) WaitForTimers(n int, timeout time.Duration) bool {
 	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for f.pendingLocked() < n {
+	for !done() {
 		select {
 		case <-expired:
 			return false

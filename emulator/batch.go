@@ -18,7 +18,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -601,21 +600,7 @@ type batchDiskWrite struct {
 // crash leaves all of the batch or none of it (the records are putItem's and
 // deleteItem's).
 func (d *disk) commitBatch(c *container, rangeID string, writes []batchDiskWrite, lsn int64, docSeq uint64) error {
-	return d.db.Update(func(tx *bolt.Tx) error {
-		items := tx.Bucket(bucketItems).Bucket([]byte(c.meta.RID))
-		if items == nil {
-			return fmt.Errorf("container %s has no bucket", c.meta.ID)
-		}
-		meta := tx.Bucket(bucketMeta)
-		if docSeq > getUint64(meta, keyDocSeq) {
-			if err := putUint64(meta, keyDocSeq, docSeq); err != nil {
-				return err
-			}
-		}
-		if err := putUint64(items.Bucket(keyLSN), []byte(rangeID), uint64(lsn)); err != nil {
-			return err
-		}
-		rb := items.Bucket([]byte("r" + rangeID))
+	return d.rangeWrite(c, rangeID, lsn, docSeq, func(rb *bolt.Bucket) error {
 		for _, w := range writes {
 			var err error
 			if w.del {

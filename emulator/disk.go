@@ -402,6 +402,15 @@ func decodeItemV1(b []byte, key string) (diskItem, error) {
 
 func (d *disk) putItem(c *container, rangeID, key string, it diskItem, docSeq uint64) error {
 	rec := encodeItem(it)
+	return d.rangeWrite(c, rangeID, it.lsn, docSeq, func(rb *bolt.Bucket) error {
+		return rb.Put([]byte(key), rec)
+	})
+}
+
+// rangeWrite runs write over the bucket of one partition key range's documents, in one
+// transaction with what every document write records beside it: the range's LSN and
+// (when it moved on) the document sequence. docSeq 0 leaves the sequence alone.
+func (d *disk) rangeWrite(c *container, rangeID string, lsn int64, docSeq uint64, write func(rb *bolt.Bucket) error) error {
 	return d.db.Update(func(tx *bolt.Tx) error {
 		items := tx.Bucket(bucketItems).Bucket([]byte(c.meta.RID))
 		if items == nil {
@@ -415,23 +424,16 @@ func (d *disk) putItem(c *container, rangeID, key string, it diskItem, docSeq ui
 				return err
 			}
 		}
-		if err := putUint64(items.Bucket(keyLSN), []byte(rangeID), uint64(it.lsn)); err != nil {
+		if err := putUint64(items.Bucket(keyLSN), []byte(rangeID), uint64(lsn)); err != nil {
 			return err
 		}
-		return items.Bucket([]byte("r"+rangeID)).Put([]byte(key), rec)
+		return write(items.Bucket([]byte("r" + rangeID)))
 	})
 }
 
 func (d *disk) deleteItem(c *container, rangeID, key string, lsn int64) error {
-	return d.db.Update(func(tx *bolt.Tx) error {
-		items := tx.Bucket(bucketItems).Bucket([]byte(c.meta.RID))
-		if items == nil {
-			return fmt.Errorf("container %s has no bucket", c.meta.ID)
-		}
-		if err := putUint64(items.Bucket(keyLSN), []byte(rangeID), uint64(lsn)); err != nil {
-			return err
-		}
-		return items.Bucket([]byte("r" + rangeID)).Delete([]byte(key))
+	return d.rangeWrite(c, rangeID, lsn, 0, func(rb *bolt.Bucket) error {
+		return rb.Delete([]byte(key))
 	})
 }
 

@@ -70,7 +70,7 @@ func TestAttemptTimeouts(t *testing.T) {
 		op.ExcludeRegions = []string{"West US", "North Europe"}
 		done := execAsync(c, op)
 		advanceWhenBlocked(t, clk, tr, 1, 6*time.Second)
-		if !clk.WaitForTimers(1, 10*time.Second) {
+		if !clk.WaitForTimerIn(50*time.Millisecond, 10*time.Second) {
 			t.Fatal("no retry wait")
 		}
 		clk.Advance(50 * time.Millisecond) // the same-region retry's wait
@@ -161,10 +161,10 @@ func TestAttemptTimeouts(t *testing.T) {
 		c := newTestClient(t, tr, clk)
 		done := execAsync(c, Operation{Kind: OpUpsert, Database: "db", Container: "c", Body: []byte(`{"id":"1","pk":"a"}`), WriteRetries: retries.WriteRetries})
 		advanceWhenBlocked(t, clk, tr, 1, 6*time.Second)
-		if !clk.WaitForTimers(1, 10*time.Second) {
+		if !clk.WaitForTimerIn(100*time.Millisecond, 10*time.Second) {
 			t.Fatal("no back-off timer")
 		}
-		clk.Advance(time.Second) // the write back-off
+		clk.Advance(100 * time.Millisecond) // the write back-off
 		o := <-done
 		if o.err != nil {
 			t.Fatal(o.err)

@@ -122,7 +122,7 @@ func TestThrottledReadWaitsTheRetryAfterOnTheClock(t *testing.T) {
 		res, _ := c.Execute(context.Background(), readOp())
 		done <- res
 	}()
-	if !clk.WaitForTimers(1, 5*time.Second) {
+	if !clk.WaitForTimerIn(200*time.Millisecond, 5*time.Second) {
 		t.Fatal("engine never waited for the retry-after")
 	}
 	select {
