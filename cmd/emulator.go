@@ -73,8 +73,15 @@ carrying exactly the token in that file, so that cosmosctl --auth aad can be tes
 without Azure; it cannot validate real Azure AD tokens, and without the flag it
 refuses every type=aad request.
 
+As the service does, it refuses (401) a request whose x-ms-date is more than 15
+minutes from its clock, so a captured signature cannot be replayed; it answers 400
+to a partition key value over 2 KB, an id over 1,023 bytes or a document nested
+deeper than 128 levels; and it cuts off a request whose body has not arrived 30 s
+after it started. Handler panics and server errors are logged on stderr.
+
 Data is kept in memory unless --data-dir is given; then every acknowledged write
-is on disk before it is acknowledged, and survives a restart or a kill -9.`,
+is on disk before it is acknowledged, and survives a restart or a kill -9. A record
+that cannot be read at start is skipped with a notice, not a refusal to start.`,
 		Example: `  # three regions on ports 8081 (global), 8082-8084, database "app", container "items"
   cosmosctl emulator
 
