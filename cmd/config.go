@@ -397,13 +397,25 @@ func shownSettings(st config.Settings) []shownSetting {
 		dur("attempt_timeout", st.AttemptTimeout),
 		row("health_memory", st.HealthMemory, onOff(st.HealthMemory)),
 		row("output", st.Output, st.Output),
-		row("hedging.mode", h.Mode, string(h.Mode)),
+		row("connection_mode", st.ConnectionMode, st.ConnectionMode),
+		hedgingModeRow(st, row("hedging.mode", h.Mode, string(h.Mode))),
 		dur("hedging.threshold", h.Threshold),
 		dur("hedging.step", h.Step),
 		maxRegions,
 		budget,
 		row("write_retries.policy", st.WriteRetries.Policy, string(st.WriteRetries.Policy)),
 	}
+}
+
+// hedgingModeRow shows the hedging mode commands will use: a threshold from a flag, the
+// environment or a profile turns threshold hedging on without hedging.mode saying so,
+// and `config show` must not say "off" then.
+func hedgingModeRow(st config.Settings, r shownSetting) shownSetting {
+	if st.Source("hedging.mode") == config.SourceDefault && st.Source("hedging.threshold") != config.SourceDefault {
+		r.Value, r.text = config.HedgingThreshold, string(config.HedgingThreshold)
+		r.Source = "implied by hedging.threshold (" + st.Source("hedging.threshold") + ")"
+	}
+	return r
 }
 
 func runConfigShow(io *IOStreams, st config.Settings) error {

@@ -136,7 +136,11 @@ func TestConfigShowPrecedenceIsFlagThenEnvironmentThenProfileThenDefault(t *test
 		{"excluded regions default to none", nil, nil, "exclude_regions", []any{}, "default"},
 		{"excluded regions from the flag", nil, []string{"--exclude", "East US"}, "exclude_regions", []any{"East US"}, "flag"},
 		{"hedging threshold from the profile", nil, nil, "hedging.threshold_ms", 300.0, "profile prod"},
-		{"hedging mode defaults to off", nil, nil, "hedging.mode", "off", "default"},
+		// The profile sets a threshold and no mode: reads are hedged, and config show says so.
+		{"hedging mode is what the profile's threshold implies", nil, nil, "hedging.mode", "threshold", "implied by hedging.threshold (profile prod)"},
+		{"hedging mode defaults to off", nil, []string{"--profile", "staging"}, "hedging.mode", "off", "default"},
+		{"connection mode defaults to gateway", nil, nil, "connection_mode", "gateway", "default"},
+		{"connection mode from the flag", nil, []string{"--connection-mode", "direct"}, "connection_mode", "direct", "flag"},
 		{"write retry policy from the environment", map[string]string{"COSMOSCTL_WRITE_RETRY_POLICY": "WITH_TRACKING_ID"}, nil,
 			"write_retries.policy", "tracking-id", "env COSMOSCTL_WRITE_RETRY_POLICY"},
 		{"profile from the environment", map[string]string{"COSMOSCTL_PROFILE": "staging"}, nil, "profile", "staging", "env COSMOSCTL_PROFILE"},

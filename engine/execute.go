@@ -24,6 +24,10 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	rec.d.Operation, rec.d.Database, rec.d.Container, rec.d.ID = op.Kind, op.Database, op.Container, op.ID
 	rec.d.HedgeConfig = "off"
 	rec.d.E2ETimeout = op.E2ETimeout
+	rec.d.ConnectionMode = "gateway"
+	if c.addr != nil {
+		rec.d.ConnectionMode = "direct"
+	}
 	res := &Result{}
 	finish := func(err error) (*Result, error) {
 		res.Diagnostics = rec.snapshot()

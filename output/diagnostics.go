@@ -27,6 +27,11 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	head := &labelled{st: st}
 	head.add("operation", describeOperation(d))
 	head.add("hedging", orDefault(d.HedgeConfig, "off"))
+	if d.ConnectionMode == "direct" {
+		// Gateway mode is the default and says nothing new; direct mode changes where
+		// every attempt goes (and works against cosmosctl's emulator only).
+		head.add("connection mode", "direct (to the replicas)")
+	}
 	head.add("effective regions", list(d.EffectiveRegions, sym.arrow))
 	if len(d.HealthOrder) > 0 {
 		head.add("health order", st.Warn(list(d.HealthOrder, sym.arrow)+" (unavailable regions last: see notes)"))
