@@ -44,6 +44,7 @@ directory (` + "`cosmosctl config path`" + ` prints it):
   attempt_timeout = "2s"                     # cap on each attempt's own timeout
   health_memory = true                       # false: remember no region health
   output = "table"                           # table | json
+  connection_mode = "gateway"                # gateway | direct (replicas; cosmosctl's emulator only)
 
   [profiles.prod.hedging]
   mode = "threshold"                         # threshold | adaptive | off
