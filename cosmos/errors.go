@@ -49,23 +49,23 @@ func (e *Error) Error() string {
 	if code != "" {
 		b.WriteString(" " + code)
 	}
-	if msg := firstLine(e.Message); msg != "" {
-		b.WriteString(": " + msg)
+	msg := ParseServiceMessage(e.Message)
+	if msg.Text != "" {
+		b.WriteString(": " + msg.Text)
 	}
-	if e.ActivityID != "" {
-		b.WriteString(" (activity id " + e.ActivityID + ")")
+	if id := e.activityID(msg); id != "" {
+		b.WriteString(" (activity id " + id + ")")
 	}
 	return b.String()
 }
 
-// firstLine keeps only the human part of a service message: real accounts append
-// multi-line diagnostics ("ActivityId: …, Microsoft.Azure.Documents.Common/…").
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
+// activityID is the response's activity id, or the one the message names when the
+// response had no header (a proxy that drops it, an error built from the body alone).
+func (e *Error) activityID(msg ServiceMessage) string {
+	if e.ActivityID != "" {
+		return e.ActivityID
 	}
-	return s
+	return msg.ActivityID
 }
 
 // Status returns the status and substatus of err when it is (or wraps) a *Error.
@@ -164,6 +164,11 @@ func parseFloat(s string) float64 {
 	return f
 }
 
-// ShortMessage is the human part of the service's message, without the diagnostic lines
-// real accounts append ("ActivityId: …, Request URI: …").
-func (e *Error) ShortMessage() string { return firstLine(e.Message) }
+// ShortMessage is the service's message made readable on one line: its Errors
+// unwrapped, the payload the service signed kept, the diagnostic lines real accounts
+// append ("ActivityId: …, Request URI: …", request statistics) left out.
+func (e *Error) ShortMessage() string { return ParseServiceMessage(e.Message).Text }
+
+// ServiceActivityID is the activity id of the failed request: the response header's,
+// or else the one in the service's message.
+func (e *Error) ServiceActivityID() string { return e.activityID(ParseServiceMessage(e.Message)) }

@@ -48,14 +48,18 @@ const (
 // message are always present; the rest only where they apply. Exit codes are not here:
 // the process exit status carries them.
 type ErrorObject struct {
-	Kind          string  `json:"kind"`
-	StatusCode    int     `json:"status_code"`
-	SubStatus     int     `json:"substatus"`
-	Code          string  `json:"code"`
-	Message       string  `json:"message"`
-	ActivityID    string  `json:"activity_id,omitempty"`
-	RequestCharge float64 `json:"request_charge,omitempty"`
-	RetryAfterMs  float64 `json:"retry_after_ms,omitempty"`
+	Kind       string `json:"kind"`
+	StatusCode int    `json:"status_code"`
+	SubStatus  int    `json:"substatus"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	// ServiceMessage is the service's message as it sent it, diagnostics and all
+	// (several lines on a real account), when it says more than Message, its readable
+	// part on one line.
+	ServiceMessage string  `json:"service_message,omitempty"`
+	ActivityID     string  `json:"activity_id,omitempty"`
+	RequestCharge  float64 `json:"request_charge,omitempty"`
+	RetryAfterMs   float64 `json:"retry_after_ms,omitempty"`
 	// Endpoint and RequestSent describe a network error: a write whose request was sent
 	// may have been applied.
 	Endpoint    string `json:"endpoint,omitempty"`
@@ -133,13 +137,18 @@ func errorObject(err error) *ErrorObject {
 		if msg == "" {
 			msg = err.Error()
 		}
+		full := ce.Message
+		if full == msg {
+			full = "" // nothing more to show
+		}
 		return &ErrorObject{
 			Kind:       ErrorKindService,
 			StatusCode: ce.StatusCode, SubStatus: ce.SubStatus,
 			Code: code, Message: msg,
-			ActivityID:    ce.ActivityID,
-			RequestCharge: ce.RequestCharge,
-			RetryAfterMs:  float64(ce.RetryAfter.Microseconds()) / 1000,
+			ServiceMessage: full,
+			ActivityID:     ce.ServiceActivityID(),
+			RequestCharge:  ce.RequestCharge,
+			RetryAfterMs:   float64(ce.RetryAfter.Microseconds()) / 1000,
 		}
 	case errors.As(err, &ne):
 		sent := ne.Sent
