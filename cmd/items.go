@@ -61,6 +61,9 @@ With hedging on (--hedge-threshold, or [profiles.NAME.hedging] in the config fil
 a read that has no answer after the threshold is sent to the next effective region
 too, then to one more every step; the first final answer wins and the others are
 cancelled. The diagnostics show every attempt on a timeline.
+
+--pk '[{}]' is the none key, for items without the partition key property (written
+with --pk '[{}]'; create and upsert refuse such a document otherwise).
 ` + connectionHelp,
 		Example: `  cosmosctl read order-1 --pk tenant-7
   cosmosctl read order-1 --pk tenant-7 --exclude "East US"      # skip a region in trouble
@@ -88,7 +91,7 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
 		c = &cobra.Command{
 			Use:   string(kind) + " -f FILE|-",
 			Short: verb,
-			Long:  verb + ".\nThe partition key comes from --pk, or from the document at the container's\npartition key path.\n" + connectionHelp,
+			Long:  verb + ".\nThe partition key comes from --pk, or from the document at the container's\npartition key path. A document without that property is refused: add it, or give\n--pk explicitly; --pk '[{}]' is the none key, for items without the property (read\nthem back with the same --pk '[{}]'). A UTF-8 byte order mark is ignored; a\ndocument that is not valid UTF-8 is refused.\n" + connectionHelp,
 			Example: fmt.Sprintf(`  cosmosctl %[1]s -f order.json
   echo '{"id":"order-1","pk":"tenant-7","total":42}' | cosmosctl %[1]s -f -`, kind),
 			Args: noArgs,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
@@ -15,6 +16,9 @@ import (
 // array for a hierarchical key (["acme", "user-7"]), or else a plain string, so that the
 // common case needs no quoting: --pk tenant-1.
 func parsePartitionKey(s string) (cosmos.PartitionKey, error) {
+	if off, bad := invalidUTF8(s); bad {
+		return nil, usageErrorf("--pk is not valid UTF-8 (byte offset %d): give the partition key as UTF-8 text", off)
+	}
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "[") {
 		pk, err := cosmos.ParsePartitionKeyJSON(t)
@@ -58,6 +62,20 @@ func readDocument(path string, stdin io.Reader) ([]byte, error) {
 		}
 		return nil, usageErrorf("cannot read %s: %v", path, err)
 	}
+	// Windows editors and PowerShell's Out-File write a byte order mark; it is not JSON,
+	// and says nothing a UTF-8 document needs, so it is dropped.
+	bom := 0
+	if bytes.HasPrefix(data, utf8BOM) {
+		data, bom = data[len(utf8BOM):], len(utf8BOM)
+	}
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return nil, usageErrorf("the document in %s is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8", nameOf(path))
+	}
+	// encoding/json would replace invalid bytes with U+FFFD, so that an id or a partition
+	// key would be stored as something else than what the file says.
+	if off, bad := invalidUTF8(string(data)); bad {
+		return nil, usageErrorf("the document in %s is not valid UTF-8 (byte offset %d): save it as UTF-8", nameOf(path), bom+off)
+	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, usageErrorf("the document in %s is empty", nameOf(path))
@@ -68,6 +86,20 @@ func readDocument(path string, stdin io.Reader) ([]byte, error) {
 		return nil, usageErrorf("the document in %s is not valid JSON: %v", nameOf(path), err)
 	}
 	return data, nil
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// invalidUTF8 returns the byte offset of the first byte of s that is not valid UTF-8.
+func invalidUTF8(s string) (int, bool) {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func nameOf(path string) string {
@@ -89,6 +121,9 @@ type patchOp struct {
 // "incr /count=1", "remove /old", "move /from /to". A value that is not valid JSON is
 // taken as a string, like --pk.
 func parsePatchOp(s string) (patchOp, error) {
+	if off, bad := invalidUTF8(s); bad {
+		return patchOp{}, usageErrorf("--op is not valid UTF-8 (byte offset %d)", off)
+	}
 	verb, rest, _ := strings.Cut(strings.TrimSpace(s), " ")
 	verb = strings.ToLower(verb)
 	rest = strings.TrimSpace(rest)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/retries"
@@ -41,6 +42,11 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	}
 	if op.ID == "" {
 		return inputErrorf("no item id given")
+	}
+	// The gateway would store a replacement character where the invalid byte was: an
+	// item under another id than the one given, that this id never reads back.
+	if !utf8.ValidString(op.ID) {
+		return inputErrorf("the item id is not valid UTF-8 (byte offset %d): ids are UTF-8 text", invalidUTF8Offset(op.ID))
 	}
 	if op.WriteRetries == retries.WriteRetriesWithTrackingID && (op.Kind == OpCreate || op.Kind == OpReplace) && op.trackingID == "" {
 		// One id per logical write, reused by every retry and hedge of it.
@@ -126,10 +132,12 @@ func (c *Client) forgetRouting(db, coll string) {
 }
 
 // partitionKeyFromDocument reads a document's partition key value at the container's
-// paths; a document with no value at any path has the "none" key.
+// paths. A document with no value at a path would be stored under the "none" key, which
+// only `--pk '[{}]'` reads back: that is nearly always a mistake (a misspelt property, the
+// wrong container), so it is refused, and --pk '[{}]' says it is meant.
 func partitionKeyFromDocument(doc map[string]any, def cosmos.PartitionKeyDefinition) (cosmos.PartitionKey, error) {
 	var values []any
-	missing := 0
+	var missing []string
 	for _, path := range def.Paths {
 		var cur any = doc
 		for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
@@ -147,18 +155,31 @@ func partitionKeyFromDocument(doc map[string]any, def cosmos.PartitionKeyDefinit
 		}
 		switch cur.(type) {
 		case undefined:
-			missing++
-			values = append(values, map[string]any{})
+			missing = append(missing, path)
 		case map[string]any, []any:
 			return nil, inputErrorf("the document's partition key at %s is an object or array; it must be a string, number, boolean or null", path)
 		default:
 			values = append(values, cur)
 		}
 	}
-	if missing == len(def.Paths) {
-		return cosmos.NonePK, nil
+	if len(missing) > 0 {
+		return nil, inputErrorf("the document has no value at the container's partition key path %s (the container's key is %s): "+
+			"add the property to the document, or give --pk explicitly: --pk '[{}]' is the none key, for items without the property",
+			strings.Join(missing, ", "), strings.Join(def.Paths, ", "))
 	}
 	return cosmos.PK(values...)
+}
+
+// invalidUTF8Offset is the byte offset of the first invalid UTF-8 sequence in s.
+func invalidUTF8Offset(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 type undefined struct{}
