@@ -28,12 +28,29 @@ func Execute() int {
 func Run(ctx context.Context, io *IOStreams, args []string) int {
 	root := NewRootCmd(io)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
+	var ue *UsageError
+	if c == root && !errors.As(err, &ue) {
+		// cobra's own check of the root's arguments: the only thing it refuses there is
+		// an unknown command, in an error without a type and with its suggestions on
+		// lines of their own.
+		err = unknownCommand(root, firstArg(args))
+	}
 	fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
 	return ExitCode(err)
+}
+
+// firstArg is the first argument that is not a flag: the root's flags are all booleans.
+func firstArg(args []string) string {
+	for _, a := range args {
+		if a != "--" && !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 func oneLine(s string) string {
@@ -103,6 +120,21 @@ func initHelpCmd(root *cobra.Command) {
 	if err != nil || help == root || help.ValidArgsFunction == nil {
 		return
 	}
+	// cobra's help prints the usage and exits 0 for a topic it does not know; a script
+	// (or a typo) should learn that it asked for nothing.
+	help.Run = nil
+	help.RunE = func(c *cobra.Command, args []string) error {
+		target, rest, err := c.Root().Find(args)
+		if err != nil || target == nil || (len(rest) > 0 && target.HasSubCommands()) {
+			parent := target
+			if parent == nil || err != nil {
+				parent = c.Root()
+			}
+			return unknownHelpTopic(parent, args)
+		}
+		target.InitDefaultHelpFlag()
+		return target.Help()
+	}
 	help.Example = "  cosmosctl help read\n  cosmosctl help emulator fault add\n  cosmosctl help environment        # a help topic"
 	commands := help.ValidArgsFunction
 	help.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -118,8 +150,12 @@ func initHelpCmd(root *cobra.Command) {
 	}
 }
 
-// noArgs is cobra.NoArgs with a usage error.
+// noArgs is cobra.NoArgs with a usage error; a command with subcommands says which of
+// them the argument may have meant.
 func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 && c.HasAvailableSubCommands() {
+		return unknownCommand(c, args[0])
+	}
 	if len(args) > 0 {
 		return usageErrorf("%s takes no arguments, got %q", c.CommandPath(), strings.Join(args, " "))
 	}
@@ -128,11 +164,27 @@ func noArgs(c *cobra.Command, args []string) error {
 
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
+		switch {
+		case len(args) < n:
 			return usageErrorf("%s needs %s (see `%s --help`)", c.CommandPath(), what, c.CommandPath())
+		case len(args) > n:
+			takes := "one argument"
+			if n != 1 {
+				takes = fmt.Sprintf("%d arguments", n)
+			}
+			return usageErrorf("too many arguments: %s takes %s (%s), got %d: %s (see `%s --help`)",
+				c.CommandPath(), takes, what, len(args), quoteAll(args), c.CommandPath())
 		}
 		return nil
 	}
+}
+
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, " ")
 }
 
 var errInterrupted = errors.New("interrupted")
