@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,7 @@ type hedgeTestOptions struct {
 	budget      string
 	items       int
 	plot        string
+	cleanup     bool
 }
 
 const defaultStrategies = "none,threshold=500ms/100ms,fanout,adaptive"
@@ -68,12 +70,18 @@ realistic latencies) under a scenario, the brownout by default:
                      replicas)
 or a TOML scenario file (see cosmosctl emulator --help). Against a real account it
 uses the configured profile and no scenario, and upserts --items small documents
-with ids hedge-test-N (partition key = id) to read. The items are written before
-the scenario's faults start.
+with ids cosmosctl-hedge-test-N (partition key = id) to read, each with
+"ttl": 3600, and deletes them when the test ends, on Ctrl-C or a failure too
+(--cleanup, on by default; --cleanup=false keeps them). The ttl removes items a
+killed test left behind, but only where the container has time to live enabled
+(a default TTL, -1 included); elsewhere it is ignored. The deletion is bounded
+(2s a request, 10s in all): if some fail, one notice on stderr says how many,
+and the exit code is the test's. The items are written before the scenario's
+faults start; the embedded emulator's are discarded with it.
 
 With --scenario write-region-down the strategies table is followed by a write
 phase, "writes while the write region is down": min(--count, 50) upserts of scratch
-items hedge-test-write-N (partition key = id), --concurrency at once, each bounded
+items cosmosctl-hedge-test-write-N (partition key = id, "ttl": 3600), --concurrency at once, each bounded
 by the end-to-end timeout, first on the embedded account (single-write: they fail,
 fast, with the reason), then on a second embedded account started multi-write with
 the same fault on its write region (they go to another region). For each: how many
@@ -113,6 +121,7 @@ the previous run's moves have settled (about 2s apart).`,
 	f.DurationVar(&o.targetP99, "target-p99", 100*time.Millisecond, "the p99 the recommendation must meet")
 	f.StringVar(&o.budget, "budget", "10%", "adaptive strategy's extra-request budget")
 	f.IntVar(&o.items, "items", 20, "distinct items the workload reads")
+	f.BoolVar(&o.cleanup, "cleanup", true, "delete the items the test wrote when it ends; --cleanup=false keeps them")
 	f.StringVar(&o.plot, "plot", "", "write the latency chart to this .svg or .html file")
 	return c
 }
@@ -172,6 +181,10 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	// The items are written before the scenario starts: an outage of the write region
 	// would otherwise stop the test before it begins.
 	items, err := o.prepareItems(ctx, sess)
+	if o.cleanup && sess.embedded == nil {
+		// Deferred: on every way out, once an item is written.
+		defer o.cleanupItems(ctx, io, sess, items)
+	}
 	if err != nil {
 		return err
 	}
@@ -311,20 +324,34 @@ func describeScenario(s string) string {
 	return s
 }
 
-// prepareItems upserts the items the workload reads.
+// prepareItems upserts the items the workload reads. On a failure it returns the items
+// written so far, for the cleanup.
 func (o *hedgeTestOptions) prepareItems(ctx context.Context, sess *session) ([]hedgetest.Item, error) {
-	items := make([]hedgetest.Item, o.items)
-	for i := range items {
-		id := fmt.Sprintf("hedge-test-%d", i)
-		body := fmt.Sprintf(`{"id":%q,"pk":%q,"purpose":"cosmosctl hedge-test"}`, id, id)
+	items := make([]hedgetest.Item, 0, o.items)
+	for i := range o.items {
+		id := hedgetest.ItemID(i)
 		res, err := sess.client.Execute(ctx, engine.Operation{Kind: engine.OpUpsert, Database: sess.settings.Database, Container: sess.settings.Container,
-			Body: []byte(body), E2ETimeout: 30 * time.Second})
+			Body: hedgetest.ItemDocument(id), E2ETimeout: 30 * time.Second})
 		if err != nil {
-			return nil, asUsage(fmt.Errorf("preparing item %s: %w", id, err))
+			return items, asUsage(fmt.Errorf("preparing item %s: %w", id, err))
 		}
-		items[i] = hedgetest.Item{ID: id, PartitionKey: pkOf(res)}
+		items = append(items, hedgetest.Item{ID: id, PartitionKey: pkOf(res)})
 	}
 	return items, nil
+}
+
+// cleanupItems deletes the items the test wrote; a failure is one notice, never the
+// test's error.
+func (o *hedgeTestOptions) cleanupItems(ctx context.Context, io *IOStreams, sess *session, items []hedgetest.Item) {
+	if len(items) == 0 {
+		return
+	}
+	err := hedgetest.Cleanup(ctx, sess.client, sess.settings.Database, sess.settings.Container, items)
+	var ce *hedgetest.CleanupError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(io.ErrOut, "cosmosctl: could not delete %d of the %d hedge-test items %s…%d from %s/%s (%s); their ttl removes them where the container has TTL on\n",
+			ce.Failed, ce.Of, hedgetest.ItemID(0), len(items)-1, sess.settings.Database, sess.settings.Container, ce.Reason())
+	}
 }
 
 func pkOf(res *engine.Result) cosmos.PartitionKey {

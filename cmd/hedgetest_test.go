@@ -123,7 +123,7 @@ func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.errOut)
 	}
-	if !strings.Contains(r.errOut, "scenario: write-region-down") || !strings.Contains(r.errOut, "write phase: 30 upserts of hedge-test-write-0…29") {
+	if !strings.Contains(r.errOut, "scenario: write-region-down") || !strings.Contains(r.errOut, "write phase: 30 upserts of cosmosctl-hedge-test-write-0…29") {
 		t.Fatalf("stderr %q", r.errOut)
 	}
 	var rep hedgeTestReport

@@ -23,6 +23,7 @@ type probeOptions struct {
 	id, pk      string
 	accountOnly bool
 	replicas    bool
+	cleanup     bool
 	count       int
 	duration    time.Duration
 	rate        float64
@@ -60,8 +61,17 @@ once an address refresh replaces it, it is shown as removed and probed no more.
 --no-replica-health probes with health ordering off, for comparison.
 
 The probe item has id "cosmosctl-probe" and the same value at the container's
-partition key path(s). It is created (upserted, 5 RU) on first use; --id and --pk
-read an existing item instead and write nothing. A sick region does not stop the
+partition key path(s). When it does not exist the probe creates it (an upsert,
+about 5 RU) with "ttl": 3600 (an hour; longer than a --duration, or --count at a
+--rate, that may run longer; none for a --watch until interrupted) and deletes it
+when the probe ends, on Ctrl-C too (--cleanup, on by default; --cleanup=false
+keeps it for the next probe). The ttl takes effect only where the container has
+time to live enabled (a default TTL, -1 included): elsewhere it is ignored, and
+an item a killed probe left behind stays until deleted. The deletion is one
+request through the write region, bounded by the timeout (at most 2s); if it
+fails a notice on stderr says so and the exit code is the probe's. A probe item
+that was already there is read and left as it was, and so is an item named by
+--id and --pk: they write nothing. A sick region does not stop the
 probe: the item is looked for region by region (the next one is asked as soon
 as one fails or is slow to answer) and created through the write region, each
 of these requests bounded by the timeout (at most 2s); if it can be neither read
@@ -137,6 +147,7 @@ EXIT STATUS
 	fl.StringVar(&o.id, "id", "", "read this existing item instead of the probe item (with --pk)")
 	fl.StringVar(&o.pk, "pk", "", "partition key of --id: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	fl.BoolVar(&o.accountOnly, "account-only", false, "send GET / to each regional endpoint instead of reading an item")
+	fl.BoolVar(&o.cleanup, "cleanup", true, "delete the probe item at the end if this probe created it (never an item it found or --id's); --cleanup=false keeps it")
 	fl.BoolVar(&o.replicas, "replicas", false, "read from each replica of the item's partition key range in turn (direct mode) and report every replica")
 	fl.IntVar(&o.count, "count", 100, "requests per region (with --watch and no --duration, the default is until interrupted)")
 	fl.DurationVar(&o.duration, "duration", 0, "probe for this long instead of --count requests, e.g. 30s (with both, whichever ends first)")
@@ -206,7 +217,7 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		Regions: o.regions, RegionsFlag: "--regions",
 		AccountOnly: o.accountOnly, Replicas: o.replicas, NoReplicaHealth: o.conn.noReplicaHealth,
-		ID: o.id, PartitionKey: o.partitionKey,
+		ID: o.id, PartitionKey: o.partitionKey, Cleanup: o.cleanup,
 		Schedule: o.schedule, Timeout: sess.settings.E2ETimeout, Watch: o.watch, Rules: o.rules,
 		JSON:  o.conn.wantJSON(sess.settings),
 		Style: output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv),

@@ -84,7 +84,7 @@ func TestProbeRunsWhileTheFirstRegionIsSick(t *testing.T) {
 	for _, s := range sicknesses {
 		t.Run("the first region "+s.name+", the probe item exists", func(t *testing.T) {
 			srv := testAccount(t)
-			if r := runProbe(t, "--count", "1"); r.code != ExitOK {
+			if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
 				t.Fatalf("creating the probe item: %+v", r)
 			}
 			makeSick(t, srv, s, "East US", allButAccount)
@@ -169,7 +169,7 @@ func TestProbeCreatesItsItemThroughTheWriteRegionWhenAnotherRegionIsSick(t *test
 
 func TestProbeDurationBoundsTheWallClockWhenARegionHangs(t *testing.T) {
 	srv := testAccount(t)
-	if r := runProbe(t, "--count", "1"); r.code != ExitOK {
+	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
 		t.Fatalf("creating the probe item: %+v", r)
 	}
 	makeSick(t, srv, sicknesses[0], "East US", []string{faults.OpRead})
@@ -236,7 +236,7 @@ func TestProbeWatchRunsUntilInterrupted(t *testing.T) {
 
 func TestProbeReplicasWhileTheFirstRegionHangs(t *testing.T) {
 	srv := testAccount(t)
-	if r := runProbe(t, "--count", "1"); r.code != ExitOK {
+	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
 		t.Fatalf("creating the probe item: %+v", r)
 	}
 	makeSick(t, srv, sicknesses[0], "East US", allButAccount)

@@ -66,7 +66,7 @@ func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary pro
 
 func TestProbeTableShowsEveryRegionWithItsCounts(t *testing.T) {
 	testAccount(t)
-	r := cosmosctl(t, "", "probe", "--count", "7") // the defaults: 4 in flight per region
+	r := cosmosctl(t, "", "probe", "--count", "7", "--cleanup=false") // the defaults: 4 in flight per region
 	if r.code != ExitOK {
 		t.Fatalf("exit %d: %s", r.code, r.errOut)
 	}
@@ -108,7 +108,7 @@ func TestProbeLatencyOfOneRegionShowsInItsPercentilesOnly(t *testing.T) {
 
 func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
 	srv := testAccount(t)
-	runProbe(t, "--count", "1") // create the probe item before the fault
+	runProbe(t, "--count", "1", "--cleanup=false") // create the probe item before the fault
 	rule, err := srv.AddFault(faults.Rule{Region: "North Europe", Operations: []string{"read"}, Effect: faults.EffectStatus, Status: 503})
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +266,7 @@ func TestProbeCreatesItsItemUnderAHierarchicalKey(t *testing.T) {
 	testAccount(t, func(c *emulator.Config) {
 		c.Databases = []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/tenant", "/meta/user"}}}}}
 	})
-	_, sum, r := probeJSON(t, "--count", "2")
+	_, sum, r := probeJSON(t, "--count", "2", "--cleanup=false")
 	if r.code != ExitOK || sum.Regions["East US"].Errors != 0 || sum.Regions["East US"].Count != 2 {
 		t.Fatalf("exit %d, %+v: %s", r.code, sum.Regions, r.errOut)
 	}

@@ -23,9 +23,10 @@ import (
 // against each kind of account and summarised: how many were written, where, how fast,
 // and what the failures said.
 
-// WriteItemPrefix names the write phase's scratch items: hedge-test-write-0, -1, … (the
-// partition key is the id), apart from the items the read workload reads.
-const WriteItemPrefix = "hedge-test-write-"
+// WriteItemPrefix names the write phase's scratch items: cosmosctl-hedge-test-write-0,
+// -1, … (the partition key is the id), apart from the items the read workload reads.
+// They carry the ttl of every hedge-test item (ItemTTL).
+const WriteItemPrefix = ItemPrefix + "write-"
 
 // DefaultWrites is the size of a write phase: enough for a p99 and to see region health
 // settle, small next to the reads.
@@ -51,7 +52,7 @@ type Writes struct {
 func WriteItemID(i int) string { return fmt.Sprintf("%s%d", WriteItemPrefix, i) }
 
 func (w Writes) body(id string) []byte {
-	return []byte(fmt.Sprintf(`{"id":%q,"pk":%q,"purpose":"cosmosctl hedge-test write phase"}`, id, id))
+	return itemDocument(id, "cosmosctl hedge-test write phase: safe to delete")
 }
 
 // Warm reads the first scratch item (it need not exist: a 404 is as good) so that the

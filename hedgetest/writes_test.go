@@ -113,7 +113,7 @@ func TestWriteRegionDownScenarioWrites(t *testing.T) {
 		for i := range 12 {
 			pk, _ := cosmos.PK(WriteItemID(i))
 			res, err := w.Client.Execute(ctx, engine.Operation{Kind: engine.OpRead, Database: "db", Container: "c", ID: WriteItemID(i), PartitionKey: pk})
-			if err == nil && res.StatusCode == 200 && strings.Contains(string(res.Body), `"id":"hedge-test-write-`) {
+			if err == nil && res.StatusCode == 200 && strings.Contains(string(res.Body), `"id":"cosmosctl-hedge-test-write-`) {
 				found++
 			}
 		}

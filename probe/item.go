@@ -40,33 +40,82 @@ func setUpBounds(timeout time.Duration) (attempt, whole time.Duration) {
 // given, or the probe item, created on first use. It fails only on what no region's
 // health explains: no container given, or an answer that rules the probe item out
 // (the container does not exist, the key may not read or write it).
-func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all []string, timeout time.Duration) (engine.Operation, error) {
-	op := engine.Operation{Kind: engine.OpRead, Database: opts.Database, Container: opts.Container, E2ETimeout: timeout}
+//
+// created reports that the probe upserted its item, which it then deletes at the end
+// with Options.Cleanup; an item it found, or one named by Options.ID, it never deletes.
+func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all []string, timeout time.Duration) (op engine.Operation, created bool, err error) {
+	op = engine.Operation{Kind: engine.OpRead, Database: opts.Database, Container: opts.Container, E2ETimeout: timeout}
 	if op.Database == "" || op.Container == "" {
-		return op, usageErrorf("no database or container: give --database and --container (or set them in a profile), or use --account-only")
+		return op, false, usageErrorf("no database or container: give --database and --container (or set them in a profile), or use --account-only")
 	}
 	if opts.ID != "" {
 		op.ID, op.PartitionKey = opts.ID, opts.PartitionKey
-		return op, nil
+		return op, false, nil
 	}
 	attempt, whole := setUpBounds(timeout)
 	sctx, cancel := context.WithTimeout(ctx, whole)
 	defer cancel()
-	s := &itemSetUp{client: opts.Client, clock: opts.Clock, op: op, attempt: attempt}
+	s := &itemSetUp{client: opts.Client, clock: opts.Clock, op: op, attempt: attempt, ttl: itemTTL(opts)}
 	done, err := s.run(sctx, regions, all)
 	if ctx.Err() != nil {
-		return op, ctx.Err()
+		return s.op, s.created, ctx.Err()
 	}
 	if err != nil {
-		return op, err
+		return s.op, s.created, err
 	}
 	switch {
 	case s.created:
-		fmt.Fprintf(errOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s)\n", ItemID, op.Database, op.Container, s.op.PartitionKey.JSON())
+		after := "deleted when the probe ends (--cleanup=false keeps it)"
+		if !opts.Cleanup {
+			after = "kept: --cleanup=false"
+		}
+		fmt.Fprintf(errOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s); %s\n", ItemID, op.Database, op.Container, s.op.PartitionKey.JSON(), after)
 	case !done:
 		fmt.Fprintf(errOut, "cosmosctl: could not set up the probe item %q in %s/%s: %s; probing anyway: the errors are in the table\n", ItemID, op.Database, op.Container, s.why)
 	}
-	return s.op, nil
+	return s.op, s.created, nil
+}
+
+// itemTTL is the "ttl" of the probe item in seconds: an hour, so that an item a killed
+// probe could not delete goes away by itself where the container has TTL on (it has no
+// effect elsewhere); longer for a probe that may run longer, so that its item does not
+// expire under it; none (0) for a probe that runs until interrupted.
+func itemTTL(opts Options) int {
+	const hour = 3600
+	s := opts.Schedule
+	bound := s.Duration
+	if s.Count > 0 && s.Rate > 0 {
+		byCount := time.Duration(float64(s.Count) / s.Rate * float64(time.Second))
+		if bound == 0 || byCount < bound {
+			bound = byCount
+		}
+	}
+	if bound == 0 && s.Count == 0 {
+		return 0
+	}
+	return hour + int(bound.Round(time.Second)/time.Second)
+}
+
+// cleanupBound bounds the deletion of the probe item at the end: a sick write region
+// costs the probe this much at most, and one notice.
+const cleanupBound = 2 * time.Second
+
+// deleteItem deletes the probe item the probe created, through the write region, once
+// and bounded by the attempt timeout, even when ctx has ended (Ctrl-C ends a probe, and
+// the item should go with it). A failure is a notice, never the probe's error: the
+// item's ttl removes it later where the container has TTL on.
+func deleteItem(ctx context.Context, errOut io.Writer, client *engine.Client, op engine.Operation, timeout time.Duration) {
+	bound := min(timeout, cleanupBound)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
+	defer cancel()
+	del := op
+	del.Kind, del.ExcludeRegions, del.E2ETimeout = engine.OpDelete, nil, bound
+	_, err := client.Derive(nil, retries.Policy{}).Execute(ctx, del)
+	if status, sub, _ := cosmos.Status(err); err == nil || (status == 404 && sub == 0) {
+		return
+	}
+	fmt.Fprintf(errOut, "cosmosctl: could not delete the probe item %q from %s/%s (%s); its ttl removes it where the container has TTL on, or: cosmosctl delete %s --pk '%s'\n",
+		op.ID, op.Database, op.Container, describe(err), op.ID, op.PartitionKey.JSON())
 }
 
 // itemSetUp finds or creates the probe item.
@@ -75,6 +124,7 @@ type itemSetUp struct {
 	clock   clock.Clock
 	op      engine.Operation // the probe's read, its item to be filled in
 	attempt time.Duration
+	ttl     int // the created item's "ttl" in seconds; 0: none
 	// created: the item was upserted; why says what kept the set-up from completing.
 	created bool
 	why     string
@@ -122,7 +172,7 @@ func (s *itemSetUp) run(ctx context.Context, regions, all []string) (done bool, 
 	// Not found, or no region could say: an upsert creates it, and rewrites it
 	// harmlessly if it was there.
 	up := s.op
-	up.Kind, up.Body, up.E2ETimeout = engine.OpUpsert, itemDocument(paths), s.attempt
+	up.Kind, up.Body, up.E2ETimeout = engine.OpUpsert, itemDocument(paths, s.ttl), s.attempt
 	if _, err := s.client.Execute(ctx, up); err != nil {
 		if ruledOut(err) {
 			return false, fmt.Errorf("creating the probe item %q in %s/%s: %w (or probe an existing item with --id and --pk, or the endpoints with --account-only)", ItemID, s.op.Database, s.op.Container, asUsage(err))
@@ -293,9 +343,13 @@ func itemKey(n int) (cosmos.PartitionKey, error) {
 	return cosmos.PK(values...)
 }
 
-// itemDocument is the probe item: its id, and the same value at every partition key path.
-func itemDocument(paths []string) []byte {
-	doc := map[string]any{"id": ItemID}
+// itemDocument is the probe item: its id, the same value at every partition key path,
+// and its ttl in seconds (none when 0).
+func itemDocument(paths []string, ttl int) []byte {
+	doc := map[string]any{"id": ItemID, "purpose": "cosmosctl probe: safe to delete"}
+	if ttl > 0 {
+		doc["ttl"] = ttl
+	}
 	for _, path := range paths {
 		cur := doc
 		segs := strings.Split(strings.TrimPrefix(path, "/"), "/")

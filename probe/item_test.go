@@ -12,6 +12,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/workload"
 )
 
 func TestSetUpBounds(t *testing.T) {
@@ -29,9 +30,30 @@ func TestSetUpBounds(t *testing.T) {
 }
 
 func TestItemDocumentHasTheIDAtEveryPartitionKeyPath(t *testing.T) {
-	got := string(itemDocument([]string{"/tenant", "/meta/user"}))
-	if got != `{"id":"cosmosctl-probe","meta":{"user":"cosmosctl-probe"},"tenant":"cosmosctl-probe"}` {
+	got := string(itemDocument([]string{"/tenant", "/meta/user"}, 3600))
+	if got != `{"id":"cosmosctl-probe","meta":{"user":"cosmosctl-probe"},"purpose":"cosmosctl probe: safe to delete","tenant":"cosmosctl-probe","ttl":3600}` {
 		t.Fatalf("%s", got)
+	}
+	if got := string(itemDocument([]string{"/pk"}, 0)); strings.Contains(got, "ttl") {
+		t.Fatalf("a ttl of 0 is none: %s", got)
+	}
+}
+
+func TestItemTTLOutlivesTheProbe(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want int
+	}{
+		{"a count in a closed loop: an hour", Options{Schedule: workload.Schedule{Count: 100, Concurrency: 4}}, 3600},
+		{"a duration: an hour more than it", Options{Schedule: workload.Schedule{Duration: 2 * time.Hour, Concurrency: 4}}, 3600 + 7200},
+		{"a count at a rate: an hour more than it takes", Options{Schedule: workload.Schedule{Count: 600, Rate: 10, Concurrency: 4}}, 3600 + 60},
+		{"whichever of count and duration ends first", Options{Schedule: workload.Schedule{Count: 600, Rate: 10, Duration: 10 * time.Second}}, 3600 + 10},
+		{"until interrupted: none", Options{Watch: true, Schedule: workload.Schedule{Concurrency: 4}}, 0},
+	} {
+		if got := itemTTL(tc.opts); got != tc.want {
+			t.Errorf("%s: ttl %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }
 
@@ -88,7 +110,7 @@ func TestTheExistenceReadAsksTheNextRegionOnlyWhenOneFails(t *testing.T) {
 			srv, c := account(t)
 			var notices bytes.Buffer
 			opts := Options{Client: c, Database: "app", Container: "items", Clock: clock.Real{}}
-			if _, err := probeItem(context.Background(), &notices, opts, regions, regions, time.Second); err != nil {
+			if _, _, err := probeItem(context.Background(), &notices, opts, regions, regions, time.Second); err != nil {
 				t.Fatalf("creating the probe item: %v", err)
 			}
 			if tc.sick != nil {
@@ -143,7 +165,7 @@ func TestTheExistenceReadSaysWhatEachRegionGotWhenNoneAnswers(t *testing.T) {
 	// None could say, the write region takes the upsert: the set-up completes.
 	var notices bytes.Buffer
 	opts := Options{Client: c, Database: "app", Container: "items", Clock: clock.Real{}}
-	op, err := probeItem(context.Background(), &notices, opts, regions, regions, 200*time.Millisecond)
+	op, _, err := probeItem(context.Background(), &notices, opts, regions, regions, 200*time.Millisecond)
 	if err != nil || op.ID != ItemID || !strings.Contains(notices.String(), "created the probe item") {
 		t.Fatalf("op %+v, err %v, notices %q", op, err, notices.String())
 	}

@@ -62,6 +62,9 @@ type Options struct {
 	// its own item, ItemID, and creates it on first use.
 	ID           string
 	PartitionKey cosmos.PartitionKey
+	// Cleanup deletes the probe item at the end when this probe created it (never an
+	// item it found, nor the one ID names).
+	Cleanup bool
 
 	// Schedule is each region's schedule (its Clock is the probe's). Its Duration bounds
 	// the wall clock (see run); with neither a Count nor a Duration the probe runs until
@@ -164,7 +167,13 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 		send = pingProbe(prober, timeout)
 	} else {
 		request = "read"
-		if op, err = probeItem(ctx, streams.ErrOut, opts, regions, all, timeout); err != nil {
+		var created bool
+		op, created, err = probeItem(ctx, streams.ErrOut, opts, regions, all, timeout)
+		if created && opts.Cleanup {
+			// Deferred: after the report, and on every way out once the item exists.
+			defer deleteItem(ctx, streams.ErrOut, opts.Client, op, timeout)
+		}
+		if err != nil {
 			return Result{}, err
 		}
 		send = readProbe(prober, op, all)
