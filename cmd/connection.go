@@ -127,7 +127,7 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 			return nil, err
 		}
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent()}
 	// An embedded emulator listens on new ports every run: nothing about it is worth
 	// remembering. A configured account's topology is always remembered (it only saves
 	// a lookup); its region health and learned latencies unless health memory is off.

@@ -107,6 +107,7 @@ incident can be rehearsed on one machine.`,
 		newVersionCmd(io),
 	)
 	root.AddCommand(newHelpTopics()...)
+	addVersionFlag(root)
 	initHelpCmd(root)
 	registerCompletions(root)
 	return root

@@ -30,6 +30,28 @@ func init() {
 	version = resolveBuildInfo(version, commit, date, bi).Version
 }
 
+// userAgent is what every request to an account carries: the version and the platform,
+// so that a support ticket quoting the service's logs says which build sent a request.
+func userAgent() string {
+	return fmt.Sprintf("cosmosctl/%s (%s/%s; %s)", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// addVersionFlag gives the root command --version, printing what `cosmosctl version`
+// prints as a table. The flag is declared here rather than left to cobra so that it has
+// no -v shorthand (which operators read as "verbose").
+func addVersionFlag(root *cobra.Command) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	var text strings.Builder
+	_ = printVersion(&IOStreams{Out: &text}, resolveBuildInfo(version, commit, date, bi), false)
+	// cobra prints Version through the version template: the text stands in for both.
+	root.Version = text.String()
+	root.SetVersionTemplate("{{.Version}}")
+	root.Flags().Bool("version", false, "print the version, commit, build date, Go version and platform, as the version command does")
+}
+
 // buildInfo is what `cosmosctl version` reports.
 type buildInfo struct {
 	Version  string `json:"version"`

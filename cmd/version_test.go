@@ -1,11 +1,20 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestBuildInfoPrefersLdflagsThenTheGoBuildInfo(t *testing.T) {
@@ -85,5 +94,121 @@ func TestVersionCommand(t *testing.T) {
 	}
 	if r := cosmosctl(t, "", "version", "-o", "yaml"); r.code != ExitUsage {
 		t.Errorf("version -o yaml: code %d", r.code)
+	}
+}
+
+func TestRootVersionFlagPrintsWhatTheVersionCommandPrints(t *testing.T) {
+	isolate(t)
+	want := cosmosctl(t, "", "version")
+	got := cosmosctl(t, "", "--version")
+	if got.code != 0 || got.out != want.out || got.errOut != "" {
+		t.Fatalf("--version: %+v\nwant the output of version:\n%s", got, want.out)
+	}
+	if r := cosmosctl(t, "", "-v"); r.code != ExitUsage {
+		t.Errorf("-v is no shorthand for --version: %+v", r)
+	}
+}
+
+// userAgentServer answers every request with 401 and records the User-Agent headers
+// it received: enough for a command to send its first request and fail.
+func userAgentServer(t *testing.T) (*httptest.Server, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var agents []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.Header.Get("User-Agent"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"code":"Unauthorized","message":"test server"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), agents...)
+	}
+}
+
+func TestRequestsCarryTheVersionAndPlatformInTheUserAgent(t *testing.T) {
+	isolate(t)
+	t.Setenv("COSMOSCTL_KEY", testAccountKey)
+	srv, agents := userAgentServer(t)
+	cosmosctl(t, "", "read", "order-1", "--pk", "tenant-7", "--endpoint", srv.URL)
+	want := "cosmosctl/" + version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
+	got := agents()
+	if len(got) == 0 {
+		t.Fatal("the server received no request")
+	}
+	for _, ua := range got {
+		if ua != want {
+			t.Errorf("User-Agent %q, want %q", ua, want)
+		}
+	}
+}
+
+// TestABuildFromTheCheckoutReportsItsCommit builds the binary as a developer would, with
+// the VCS stamp that `go build` embeds in a checkout (asked for explicitly: a machine may
+// set GOFLAGS=-buildvcs=false), and checks --version, `version -o json` and the
+// User-Agent that binary sends.
+func TestABuildFromTheCheckoutReportsItsCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	isolate(t)
+	bin := filepath.Join(t.TempDir(), "cosmosctl")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "github.com/cosmosctl/cosmosctl").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := func(args ...string) (int, string, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = os.Environ()
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String(), errOut.String()
+	}
+
+	code, out, errOut := run("version", "-o", "json")
+	var info buildInfo
+	if err := json.Unmarshal([]byte(out), &info); err != nil || code != 0 {
+		t.Fatalf("version -o json: %v: exit %d\n%s%s", err, code, out, errOut)
+	}
+	rev := strings.TrimSpace(string(head))
+	if info.Commit != rev && info.Commit != rev+"-dirty" {
+		t.Errorf("commit %q, want %s (with -dirty when the tree is modified)", info.Commit, rev)
+	}
+	if info.Date == "" || info.Version == "" || info.Version == "dev" {
+		t.Errorf("a build from a checkout has a version and a commit time: %+v", info)
+	}
+
+	_, table, _ := run("version")
+	if !strings.Contains(table, "commit    "+info.Commit+"\n") {
+		t.Errorf("version does not show the commit:\n%s", table)
+	}
+	code, flag, _ := run("--version")
+	if code != 0 || flag != table {
+		t.Errorf("--version (exit %d):\n%s\nwant what version prints:\n%s", code, flag, table)
+	}
+
+	t.Setenv("COSMOSCTL_KEY", testAccountKey)
+	srv, agents := userAgentServer(t)
+	run("read", "order-1", "--pk", "tenant-7", "--endpoint", srv.URL)
+	want := "cosmosctl/" + info.Version + " (" + info.Platform + "; " + info.Go + ")"
+	if got := agents(); len(got) == 0 || got[0] != want {
+		t.Errorf("User-Agent %q, want %q", got, want)
 	}
 }
