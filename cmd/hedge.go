@@ -77,6 +77,13 @@ func (h *hedgeFlags) strategy(s config.Settings) (hedging.Strategy, error) {
 		}
 		return a, nil
 	default:
+		// A step or a region cap alone does not turn hedging on (the SDKs' threshold is
+		// what does); saying so beats reading unhedged while the user thinks otherwise.
+		for _, f := range []struct{ key, flag string }{{"hedging.step", "--hedge-step"}, {"hedging.max_regions", "--hedge-max-regions"}} {
+			if s.Source(f.key) == config.SourceFlag {
+				return nil, usageErrorf("%s needs hedging on: add --hedge-threshold (e.g. --hedge-threshold 300ms %s …), or turn hedging on in the profile (hedging.threshold or hedging.mode)", f.flag, f.flag)
+			}
+		}
 		return nil, nil
 	}
 	t := hedging.Threshold{Threshold: defaultHedgeThreshold, Step: defaultHedgeStep, MaxRegions: s.Hedging.MaxRegions}
