@@ -38,7 +38,8 @@ var profileName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Set changes one setting of one profile in the file at path and writes the file back,
 // creating it (mode 0600) and its directory (0700) if needed. key is a dotted name from
-// SettingKeys; an empty value removes the setting. A list (preferred_regions) is given
+// SettingKeys; an empty value removes the setting (and a group table such as hedging
+// that it leaves empty, but never the profile itself). A list (preferred_regions) is given
 // comma-separated. Setting key, key_file or connection_string removes the other two.
 // "default_profile" is the file's top-level setting, and profile is then ignored; it
 // must name a profile in the file.
@@ -69,6 +70,10 @@ func Set(path, profile, key, value string) error {
 	if err != nil {
 		return err
 	}
+	if _, exists := table(doc, "profiles", profile); !exists && v == nil {
+		// Removing must not create the profile (nor make it the default).
+		return fmt.Errorf("there is no profile %q in %s, so no %s to remove: %s", profile, path, key, existing(docProfiles(doc), profile))
+	}
 	profiles := ensureTable(doc, "profiles")
 	p := ensureTable(profiles, profile)
 	dst, leaf := p, key
@@ -77,6 +82,14 @@ func Set(path, profile, key, value string) error {
 	}
 	if v == nil {
 		delete(dst, leaf)
+		// A [profiles.NAME.hedging] header with nothing under it reads as if it meant
+		// something. The profile's own table stays: it is still a profile to select, and
+		// default_profile may name it.
+		for name, sub := range p {
+			if t, ok := sub.(map[string]any); ok && len(t) == 0 {
+				delete(p, name)
+			}
+		}
 	} else {
 		dst[leaf] = v
 		if IsCredential(key) {

@@ -200,3 +200,79 @@ threshold = "300ms"
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestSetEmptyValueRemovesTheSettingAndNoEmptyTablesStay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	for _, s := range [][3]string{
+		{"p", "endpoint", "https://a.documents.azure.com:443/"},
+		{"p", "hedging.threshold", "300ms"},
+		{"p", "hedging.step", "50ms"},
+		{"p", "write_retries.policy", "retries"},
+		{"q", "database", "db"},
+	} {
+		if err := Set(path, s[0], s[1], s[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := func() string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	steps := []struct {
+		name      string
+		profile   string
+		key       string
+		has, hasn []string // what the file has and has not afterwards
+	}{
+		{"one of two hedging settings goes, the table stays", "p", "hedging.step", []string{"[profiles.p.hedging]", "threshold"}, []string{"step"}},
+		{"the last hedging setting takes its table with it", "p", "hedging.threshold", nil, []string{"[profiles.p.hedging]", "threshold"}},
+		{"so does the last write_retries setting", "p", "write_retries.policy", nil, []string{"write_retries"}},
+		{"the profile's last setting leaves the profile, empty", "p", "endpoint", []string{"[profiles.p]\n", "[profiles.q]"}, []string{"endpoint", "[profiles.p."}},
+		{"removing what is not set changes nothing", "q", "hedging.step", []string{"[profiles.q]\ndatabase"}, []string{"[profiles.q.hedging]"}},
+	}
+	for _, s := range steps {
+		if err := Set(path, s.profile, s.key, ""); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		got := file()
+		for _, w := range s.has {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the file lacks %q:\n%s", s.name, w, got)
+			}
+		}
+		for _, w := range s.hasn {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: the file still has %q:\n%s", s.name, w, got)
+			}
+		}
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Profiles["p"]; !ok {
+		t.Errorf("the emptied profile p is gone: %+v", f.Profiles)
+	}
+	// Removing from a profile that does not exist does not create it.
+	err = Set(path, "nosuch", "endpoint", "")
+	if err == nil || !strings.Contains(err.Error(), `no profile "nosuch"`) || strings.Contains(file(), "nosuch") {
+		t.Errorf("removing from a missing profile: %v\n%s", err, file())
+	}
+}
+
+func TestSetRemovesEmptyTablesLeftByEarlierVersions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[profiles.p]\nendpoint = \"https://a.documents.azure.com:443/\"\ndatabase = \"db\"\n\n[profiles.p.hedging]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(path, "p", "database", ""); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if want := "[profiles.p]\nendpoint = \"https://a.documents.azure.com:443/\"\n"; string(data) != want {
+		t.Errorf("file %q, want %q", data, want)
+	}
+}
