@@ -151,11 +151,11 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 // chain.
 //
 // The first Azure AD token is fetched here, before any request, so that a missing login
-// fails once with one clear line instead of on every attempt. Failing to get a token is
-// a usage error (exit 2), like a missing key: nothing was sent, the fix is on this
-// machine (log in, fix the token file) and retrying cannot help. Exit 7 stays what it
-// is for a key: the account answered 401 or 403 (a token it rejects, an identity without
-// a data-plane role).
+// fails once with one clear line instead of on every attempt. What fails is decided by
+// cause: a token file that is missing, unreadable or holds no token is bad input (exit
+// 2), like a missing key; a credential that cannot produce a token (nobody logged in,
+// a secret Azure AD refuses, a token file's token expired) is an authentication failure
+// (exit 7), as is an account answering 401 or 403 to a token.
 func credential(ctx context.Context, s config.Settings) (cosmos.Credential, error) {
 	if s.Auth != config.AuthAAD {
 		if s.Key == "" {
@@ -186,7 +186,7 @@ func credential(ctx context.Context, s config.Settings) (cosmos.Credential, erro
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &UsageError{Err: err}
+		return nil, &AuthError{Err: err}
 	}
 	return cred, nil
 }

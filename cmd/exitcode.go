@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
@@ -18,9 +19,13 @@ const (
 	ExitConflict        = 4  // 409 conflict or 412 precondition failed
 	ExitThrottled       = 5  // 429 after retries
 	ExitTimeout         = 6  // end-to-end timeout or 408
-	ExitAuth            = 7  // 401, or 403 other than a write-region change
+	ExitAuth            = 7  // 401, 403 other than a write-region change, or no Azure AD token
 	ExitUnavailable     = 8  // 503, region down, network failure
 	ExitThresholdBreach = 10 // the run completed and a --fail-on threshold was breached
+	// Interrupted and terminated are 128 + the signal's number, what a shell reports for
+	// a process the signal killed, so that `$? -eq 130` means Ctrl-C either way.
+	ExitInterrupted = 130 // SIGINT (Ctrl-C)
+	ExitTerminated  = 143 // SIGTERM
 )
 
 var exitCodeHelp = []struct {
@@ -29,14 +34,16 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "any other error"},
-	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input, bad configuration"},
+	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input, bad configuration (a missing key, a missing or empty token file)"},
 	{ExitNotFound, "not found (404): the item, container or database does not exist"},
 	{ExitConflict, "conflict (409) or precondition failed (412)"},
 	{ExitThrottled, "throttled (429) after retries"},
 	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408"},
-	{ExitAuth, "authentication or authorisation failed (401, 403)"},
+	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
+	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first. A second Ctrl-C ends cosmosctl at once"},
+	{ExitTerminated, "terminated (SIGTERM), as for 130"},
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.
@@ -44,6 +51,13 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// AuthError is a credential that could not authenticate before any request was sent:
+// no Azure AD token could be had. A 401 or 403 from the account is a cosmos.Error.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return e.Err.Error() }
+func (e *AuthError) Unwrap() error { return e.Err }
 
 // ThresholdBreachError is a run that completed and breached --fail-on thresholds.
 type ThresholdBreachError struct{ Breaches int }
@@ -64,6 +78,13 @@ func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
+	var ie *InterruptedError
+	switch {
+	case errors.As(err, &ie) && ie.Signal == syscall.SIGTERM:
+		return ExitTerminated
+	case errors.Is(err, errInterrupted):
+		return ExitInterrupted
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return ExitUsage
@@ -71,6 +92,10 @@ func ExitCode(err error) int {
 	var tb *ThresholdBreachError
 	if errors.As(err, &tb) {
 		return ExitThresholdBreach
+	}
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		return ExitAuth
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return ExitTimeout

@@ -25,7 +25,7 @@ func newExitCodesHelpTopic() *cobra.Command {
 	var b strings.Builder
 	b.WriteString("cosmosctl exits with one of these codes, so that scripts can tell what happened\nand whether a retry could help:\n\n")
 	for _, e := range exitCodeHelp {
-		fmt.Fprintf(&b, "  %d  %s\n", e.code, e.text)
+		fmt.Fprintf(&b, "  %3d  %s\n", e.code, strings.Join(wrap(e.text, 80-7), "\n       "))
 	}
 	return &cobra.Command{
 		Use:   "exit-codes",

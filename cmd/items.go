@@ -230,7 +230,7 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 		return err
 	}
 	res, err := sess.client.Execute(ctx, op)
-	return o.render(io, sess, res, err)
+	return o.render(io, sess, res, interruptedDuring(res, err))
 }
 
 func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, err error) error {

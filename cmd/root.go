@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +17,7 @@ import (
 
 // Execute runs cosmosctl with the process's arguments and streams and returns the exit code.
 func Execute() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(context.Background())
 	defer stop()
 	return Run(ctx, SystemIO(), os.Args[1:])
 }
@@ -38,6 +36,9 @@ func Run(ctx context.Context, io *IOStreams, args []string) int {
 		// an unknown command, in an error without a type and with its suggestions on
 		// lines of their own.
 		err = unknownCommand(root, firstArg(args))
+	}
+	if ie := interruption(ctx, err, c.CommandPath()); ie != nil {
+		err = ie
 	}
 	fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
 	return ExitCode(err)
