@@ -58,6 +58,7 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	for _, w := range s.Warnings {
 		fmt.Fprintln(io.ErrOut, "warning: "+w)
 	}
+	io.output = s.Output
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -165,5 +166,116 @@ func TestCtrlCOnTheBinaryExits130(t *testing.T) {
 	}
 	if out := helpTopic(t, "exit-codes"); !strings.Contains(out, "130  interrupted (Ctrl-C, SIGINT)") || !strings.Contains(out, "143  terminated (SIGTERM)") {
 		t.Fatalf("help exit-codes lacks 130 and 143:\n%s", out)
+	}
+}
+
+// A request the engine refuses before sending has no attempts to show: the diagnostics
+// table would only say "no request was sent" under settings that never applied.
+func TestDiagnosticsPrintNoTableWhenNothingWasSent(t *testing.T) {
+	testAccount(t)
+	r := cosmosctl(t, "", "read", "bad\xffid", "--pk", "t1", "--diagnostics", "--hedge-threshold", "300ms")
+	if r.code != ExitUsage {
+		t.Fatalf("exit %d, want %d: %+v", r.code, ExitUsage, r)
+	}
+	if strings.Count(r.errOut, "\n") != 1 || strings.Contains(r.errOut, "no request was sent") || strings.Contains(r.errOut, "hedging") {
+		t.Fatalf("want the error line alone on stderr, got:\n%s", r.errOut)
+	}
+	// A request that was sent still shows its table.
+	r = cosmosctl(t, "", "read", "missing", "--pk", "t1", "--diagnostics")
+	if r.code != ExitNotFound || !strings.Contains(r.errOut, "REGION") {
+		t.Fatalf("a sent read shows its diagnostics: %+v", r)
+	}
+}
+
+// jsonFailure decodes stdout as exactly one JSON object.
+func jsonFailure(t *testing.T, out string) failureObject {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	var f failureObject
+	if err := dec.Decode(&f); err != nil {
+		t.Fatalf("stdout is not a JSON object: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", out)
+	}
+	if f.Error == nil {
+		t.Fatalf("no error member:\n%s", out)
+	}
+	return f
+}
+
+// Scripts parse stdout: under -o json every failure is one JSON object there, usage
+// errors included, with the stderr line as without it.
+func TestEveryFailureUnderJSONOutputIsOneJSONObject(t *testing.T) {
+	testAccount(t)
+	if r := cosmosctl(t, `{"id":"o1","pk":"t1"}`, "create", "-f", "-"); r.code != ExitOK {
+		t.Fatalf("create: %+v", r)
+	}
+	for _, tc := range []struct {
+		name  string
+		env   string
+		stdin string
+		args  []string
+		code  int
+		kind  string
+		want  string
+	}{
+		{"a bad flag", "", "", []string{"read", "o1", "--pk", "t1", "--bogus", "-o", "json"}, ExitUsage, "usage", "unknown flag: --bogus"},
+		{"a bad flag before -o", "", "", []string{"read", "--bogus", "o1", "--output=json"}, ExitUsage, "usage", "unknown flag: --bogus"},
+		{"an unknown region", "", "", []string{"read", "o1", "--pk", "t1", "--region", "Nowhere", "-ojson"}, ExitUsage, "usage", `--region "Nowhere" is not a region`},
+		{"bad JSON input", "", "{bad", []string{"create", "-f", "-", "-o", "json"}, ExitUsage, "usage", "not valid JSON"},
+		{"a missing partition key", "", "", []string{"read", "o1", "-o", "json"}, ExitUsage, "usage", "needs the item's partition key"},
+		{"an unknown command", "", "", []string{"reed", "-o", "json"}, ExitUsage, "usage", "did you mean read?"},
+		{"COSMOSCTL_OUTPUT=json", "json", "", []string{"read", "o1", "--pk", "t1", "--bogus"}, ExitUsage, "usage", "unknown flag: --bogus"},
+		{"a service error", "", "", []string{"read", "missing", "--pk", "t1", "-o", "json"}, ExitNotFound, "service", "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("COSMOSCTL_OUTPUT", tc.env)
+			r := cosmosctl(t, tc.stdin, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d: %+v", r.code, tc.code, r)
+			}
+			f := jsonFailure(t, r.out)
+			if f.Error.Kind != tc.kind || !strings.Contains(f.Error.Message, tc.want) {
+				t.Fatalf("error %+v, want kind %s and a message with %q", f.Error, tc.kind, tc.want)
+			}
+			if tc.kind == "usage" && (f.ExitCode != tc.code || f.Error.Code != "UsageError") {
+				t.Fatalf("exit_code %d code %q, want %d UsageError", f.ExitCode, f.Error.Code, tc.code)
+			}
+			if !strings.HasPrefix(r.errOut, "Error: ") && !strings.Contains(r.errOut, "\nError: ") && tc.kind == "usage" {
+				t.Fatalf("the stderr line is gone: %q", r.errOut)
+			}
+		})
+	}
+	t.Run("without -o json stdout stays empty", func(t *testing.T) {
+		if r := cosmosctl(t, "", "read", "o1", "--pk", "t1", "--bogus"); r.out != "" || r.code != ExitUsage {
+			t.Fatalf("%+v", r)
+		}
+	})
+}
+
+// Messages name JSON kinds, never Go types: a reader wrote JSON, not Go.
+func TestErrorsNameJSONKindsNotGoTypes(t *testing.T) {
+	testAccount(t)
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{`{"id":5,"pk":"t1"}`, []string{"create", "-f", "-"}, `the document's "id" must be a string, not a number`},
+		{`{"id":{"a":1},"pk":"t1"}`, []string{"create", "-f", "-"}, `must be a string, not an object`},
+		{`{"id":["a"],"pk":"t1"}`, []string{"create", "-f", "-"}, `must be a string, not an array`},
+		{"", []string{"read", "o1", "--pk", `[{"a":1}]`}, "not an object"},
+		{"", []string{"read", "o1", "--pk", `[[1]]`}, "not an array"},
+	} {
+		r := cosmosctl(t, tc.stdin, tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("%v %s: exit %d, want %d and %q: %s", tc.args, tc.stdin, r.code, ExitUsage, tc.want, r.errOut)
+		}
+		for _, goType := range []string{"json.Number", "map[string]interface", "[]interface", "float64"} {
+			if strings.Contains(r.errOut, goType) {
+				t.Errorf("%v %s: the error names the Go type %s: %s", tc.args, tc.stdin, goType, r.errOut)
+			}
+		}
 	}
 }

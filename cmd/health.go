@@ -336,7 +336,7 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 
 // terminalWidth is stdout's width when it is a terminal, else 0.
 func terminalWidth(io *IOStreams) int {
-	f, ok := io.Out.(*os.File)
+	f, ok := io.outFile()
 	if !io.OutTTY || !ok {
 		return 0
 	}

@@ -27,6 +27,15 @@ func newExitCodesHelpTopic() *cobra.Command {
 	for _, e := range exitCodeHelp {
 		fmt.Fprintf(&b, "  %3d  %s\n", e.code, strings.Join(wrap(e.text, 80-7), "\n       "))
 	}
+	b.WriteString(`
+With -o json (or COSMOSCTL_OUTPUT=json) a failure prints one JSON object on
+stdout as well as its line on stderr. An item command prints its result object,
+with "error" set; any other failure, usage errors included, prints
+  {"error": {"kind": "usage", "status_code": 0, "substatus": 0,
+             "code": "UsageError", "message": "…"}, "exit_code": 2}
+where kind is usage, auth, interrupted, threshold_breach, service, network,
+timeout or other, and status_code is the service's when it answered.
+`)
 	return &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Exit codes and what they mean",

@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/term"
 )
@@ -16,6 +17,10 @@ type IOStreams struct {
 	// OutTTY and ErrTTY say whether the streams are terminals (tables, colour, progress).
 	OutTTY bool
 	ErrTTY bool
+
+	// output is the output format the command resolved ("table" or "json"), once it has;
+	// Run uses it to decide how a failure is printed.
+	output string
 }
 
 // SystemIO returns the process's streams.
@@ -25,4 +30,27 @@ func SystemIO() *IOStreams {
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
+}
+
+// outFile is stdout as a file, for its terminal size; false when it is not one.
+func (s *IOStreams) outFile() (*os.File, bool) {
+	w := s.Out
+	if c, ok := w.(*countingWriter); ok {
+		w = c.w
+	}
+	f, ok := w.(*os.File)
+	return f, ok
+}
+
+// countingWriter counts what was written through it: Run prints a failure as JSON only
+// when the command printed nothing on stdout itself, so that stdout holds one object.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }

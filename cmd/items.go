@@ -243,7 +243,9 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 			return werr
 		}
 	}
-	if res != nil && res.Diagnostics != nil && (io.ErrTTY || o.conn.diagnostics) && !o.conn.wantJSON(sess.settings) {
+	// Nothing sent (bad input the engine refused), nothing to show: an empty table would
+	// only describe settings that never applied.
+	if res != nil && res.Diagnostics != nil && len(res.Diagnostics.Attempts) > 0 && (io.ErrTTY || o.conn.diagnostics) && !o.conn.wantJSON(sess.settings) {
 		_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
 	}
 	return asUsage(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 // Execute runs cosmosctl with the process's arguments and streams and returns the exit code.
@@ -23,7 +24,11 @@ func Execute() int {
 }
 
 // Run executes one cosmosctl invocation; tests call it with buffers for streams.
-func Run(ctx context.Context, io *IOStreams, args []string) int {
+func Run(ctx context.Context, streams *IOStreams, args []string) int {
+	s := *streams
+	out := &countingWriter{w: streams.Out}
+	s.Out = out
+	io := &s
 	root := NewRootCmd(io)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
@@ -41,7 +46,11 @@ func Run(ctx context.Context, io *IOStreams, args []string) int {
 		err = ie
 	}
 	fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
-	return ExitCode(err)
+	code := ExitCode(err)
+	if out.n.Load() == 0 && failureAsJSON(c, io, args) {
+		_ = output.WriteJSON(streams.Out, failureJSON(err, code))
+	}
+	return code
 }
 
 // firstArg is the first argument that is not a flag: the root's flags are all booleans.

@@ -77,7 +77,31 @@ func componentOf(v any) (Component, error) {
 			return Component{Kind: KindUndefined}, nil
 		}
 	}
-	return Component{}, fmt.Errorf("partition key values must be strings, numbers, booleans or null, not %T", v)
+	return Component{}, fmt.Errorf("partition key values must be strings, numbers, booleans or null, not %s", JSONKind(v))
+}
+
+// JSONKind names a decoded JSON value's kind the way a reader of the JSON would, "a
+// string" or "an object", for error messages: Go's type names (json.Number,
+// map[string]interface {}) mean nothing to someone who wrote a document.
+func JSONKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32, int, int64, json.Number:
+		return "a number"
+	case map[string]any:
+		if len(x) == 0 {
+			return "an empty object"
+		}
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a value of no JSON kind"
 }
 
 // ParsePartitionKeyJSON parses the x-ms-documentdb-partitionkey header form: a JSON array

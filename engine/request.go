@@ -33,7 +33,7 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 		case doc["id"] == nil:
 			return inputErrorf(`the document has no "id" property: every Cosmos DB item needs a string id`)
 		case !ok:
-			return inputErrorf(`the document's "id" must be a string, not %T`, doc["id"])
+			return inputErrorf(`the document's "id" must be a string, not %s`, cosmos.JSONKind(doc["id"]))
 		case op.ID == "":
 			op.ID = id
 		case op.ID != id:

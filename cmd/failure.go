@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+// failureObject is what a failure prints on stdout under -o json when the command printed
+// nothing there itself (an item command prints its result object, whose "error" has the
+// same shape): scripts parse stdout, and a usage error must not leave it empty.
+type failureObject struct {
+	Error    *output.ErrorObject `json:"error"`
+	ExitCode int                 `json:"exit_code"`
+}
+
+// Error kinds of failures that are not the service's, beside output's.
+const (
+	errorKindUsage       = "usage"       // bad flags, arguments, input or configuration: nothing was sent
+	errorKindAuth        = "auth"        // no credential: nothing was sent
+	errorKindInterrupted = "interrupted" // Ctrl-C or SIGTERM
+	errorKindBreach      = "threshold_breach"
+)
+
+func failureJSON(err error, code int) *failureObject {
+	e := &output.ErrorObject{Kind: output.ErrorKindOther, Message: err.Error()}
+	if r, ok := output.ResultJSON(nil, err).(*output.ResultObject); ok && r.Error != nil {
+		e = r.Error
+	}
+	if e.Kind == output.ErrorKindOther {
+		var (
+			ue *UsageError
+			ae *AuthError
+			tb *ThresholdBreachError
+		)
+		switch {
+		case errors.Is(err, errInterrupted):
+			e.Kind, e.Code = errorKindInterrupted, "Interrupted"
+		case errors.As(err, &ue):
+			e.Kind, e.Code = errorKindUsage, "UsageError"
+		case errors.As(err, &ae):
+			e.Kind, e.Code = errorKindAuth, "AuthenticationFailed"
+		case errors.As(err, &tb):
+			e.Kind, e.Code = errorKindBreach, "ThresholdBreached"
+		}
+	}
+	return &failureObject{Error: e, ExitCode: code}
+}
+
+// failureAsJSON says whether the invocation asked for JSON: the format the command
+// resolved (flag, environment, profile), else its -o flag, else -o among the arguments
+// (a flag error can stop parsing before it), else COSMOSCTL_OUTPUT.
+func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
+	if io.output != "" {
+		return io.output == config.OutputJSON
+	}
+	if c != nil {
+		if f := c.Flags().Lookup("output"); f != nil && f.Changed {
+			return f.Value.String() == config.OutputJSON
+		}
+	}
+	if v, ok := outputArg(args); ok {
+		return v == config.OutputJSON
+	}
+	return os.Getenv("COSMOSCTL_OUTPUT") == config.OutputJSON
+}
+
+// outputArg is the last -o/--output value among args, in any of pflag's spellings.
+func outputArg(args []string) (value string, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return value, ok
+		case a == "-o" || a == "--output":
+			if i+1 < len(args) {
+				value, ok = args[i+1], true
+				i++
+			}
+		case strings.HasPrefix(a, "--output="):
+			value, ok = strings.TrimPrefix(a, "--output="), true
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
+			value, ok = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "="), true
+		}
+	}
+	return value, ok
+}
