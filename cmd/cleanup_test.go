@@ -117,19 +117,36 @@ func TestHedgeTestCleanupFalseKeepsItsItemsWithATTL(t *testing.T) {
 	}
 }
 
-func TestHedgeTestCleanupFailureIsOneNotice(t *testing.T) {
-	srv := testAccount(t)
-	if _, err := srv.AddFault(faults.Rule{Region: "East US", Operations: []string{faults.OpDelete}, Effect: faults.EffectStatus, Status: 503}); err != nil {
-		t.Fatal(err)
-	}
-	r := cosmosctl(t, "", "hedge-test", "--count", "20", "--concurrency", "2", "--items", "3", "--strategies", "none", "-o", "json")
-	if r.code != ExitOK {
-		t.Fatalf("a failed cleanup does not fail the test: exit %d, stderr %q", r.code, r.errOut)
-	}
-	if n := strings.Count(r.errOut, "could not delete"); n != 1 || !strings.Contains(r.errOut, "could not delete 3 of the 3 hedge-test items cosmosctl-hedge-test-0…2 from app/items (503/0)") {
-		t.Fatalf("want one notice, stderr %q", r.errOut)
-	}
-	if !strings.HasPrefix(r.out, "{") {
-		t.Fatalf("stdout is the report only: %q", r.out)
+func TestHedgeTestCleanupOnASickWriteRegionIsOneBoundedNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		effect faults.Rule
+		why    string
+	}{
+		{"503", faults.Rule{Effect: faults.EffectStatus, Status: 503}, "503/0"},
+		{"hang", faults.Rule{Effect: faults.EffectHang}, "timed out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testAccount(t)
+			rule := tc.effect
+			rule.Region, rule.Operations = "East US", []string{faults.OpDelete}
+			if _, err := srv.AddFault(rule); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			r := cosmosctl(t, "", "hedge-test", "--count", "20", "--concurrency", "2", "--items", "3", "--strategies", "none", "-o", "json")
+			if took := time.Since(start); took > 15*time.Second {
+				t.Fatalf("hedge-test took %s: the cleanup waited on the sick write region", took)
+			}
+			if r.code != ExitOK {
+				t.Fatalf("a failed cleanup does not fail the test: exit %d, stderr %q", r.code, r.errOut)
+			}
+			if n := strings.Count(r.errOut, "could not delete"); n != 1 || !strings.Contains(r.errOut, "could not delete 3 of the 3 hedge-test items cosmosctl-hedge-test-0…2 from app/items ("+tc.why+")") {
+				t.Fatalf("want one notice, stderr %q", r.errOut)
+			}
+			if !strings.HasPrefix(r.out, "{") {
+				t.Fatalf("stdout is the report only: %q", r.out)
+			}
+		})
 	}
 }
