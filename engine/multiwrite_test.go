@@ -35,7 +35,9 @@ func hedgedCreate(id string, policy retries.WritePolicy) Operation {
 
 func TestWritesHedgeOnlyOnMultiWriteAccountsWithWriteRetries(t *testing.T) {
 	srv, c := multiWriteClient(t)
-	srv.Faults().SetLatency("East US", "create", faults.Distribution{Kind: "fixed", Value: faults.Duration(400 * time.Millisecond)})
+	// 2 s: the hedge at 50 ms must win even on a loaded machine (the first attempt is
+	// cancelled when it does, so the test does not wait for it).
+	srv.Faults().SetLatency("East US", "create", faults.Distribution{Kind: "fixed", Value: faults.Duration(2 * time.Second)})
 	res, err := c.Execute(context.Background(), hedgedCreate("slow-east", retries.WriteRetriesWithTrackingID))
 	if err != nil {
 		t.Fatal(err)
