@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -84,19 +85,7 @@ func TestBinaryAgainstASeparateEmulatorProcess(t *testing.T) {
 	}
 	env := append(os.Environ(), "COSMOSCTL_ENDPOINT="+printed.Endpoint, "COSMOSCTL_KEY="+printed.Key)
 	run := func(stdin string, args ...string) (int, string, string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader(stdin)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errOut.String()
+		return runBinary(t, bin, env, stdin, args...)
 	}
 	if code, _, errOut := run(`{"id":"p1","pk":"proc"}`, "create", "-f", "-", "--database", "app", "--container", "items"); code != 0 {
 		t.Fatalf("create → %d: %s", code, errOut)
@@ -147,4 +136,25 @@ func BenchmarkReadInvocation(b *testing.B) {
 			b.Fatalf("read: %v %s", err, out)
 		}
 	}
+}
+
+// runBinary runs the built binary once with env and stdin, bounded by a minute, and
+// returns its exit code, stdout and stderr.
+func runBinary(t *testing.T, bin string, env []string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
 }

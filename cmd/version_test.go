@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 func TestBuildInfoPrefersLdflagsThenTheGoBuildInfo(t *testing.T) {
@@ -166,20 +163,7 @@ func TestABuildFromTheCheckoutReportsItsCommit(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	run := func(args ...string) (int, string, string) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = os.Environ()
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errOut.String()
+		return runBinary(t, bin, os.Environ(), "", args...)
 	}
 
 	code, out, errOut := run("version", "-o", "json")
