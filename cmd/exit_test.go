@@ -279,3 +279,73 @@ func TestErrorsNameJSONKindsNotGoTypes(t *testing.T) {
 		}
 	}
 }
+
+// An item command's own JSON result names the kind of a failure the service did not
+// answer, as the generic failure object does: bad input the engine refused is "usage",
+// an interruption is "interrupted" — never "other".
+func TestItemCommandJSONErrorKinds(t *testing.T) {
+	hangingReads(t)
+	t.Run("engine-refused input", func(t *testing.T) {
+		r := cosmosctl(t, "", "read", "o1", "--pk", "t1", "--exclude", "Atlantis", "-o", "json")
+		if r.code != ExitUsage {
+			t.Fatalf("exit %d, want %d: %+v", r.code, ExitUsage, r)
+		}
+		var obj struct {
+			Error struct{ Kind, Code, Message string } `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &obj); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v: %q", err, r.out)
+		}
+		if obj.Error.Kind != "usage" || !strings.Contains(obj.Error.Message, "Atlantis") {
+			t.Fatalf("error %+v, want kind usage naming the region", obj.Error)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		io, out, errOut := testIO()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan int, 1)
+		go func() { done <- Run(ctx, io, []string{"read", "o1", "--pk", "t1", "--region", "West US", "-o", "json"}) }()
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the read did not end when interrupted")
+		}
+		if code != ExitInterrupted {
+			t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, errOut.String())
+		}
+		var obj struct {
+			Error struct{ Kind, Code string } `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &obj); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v: %q", err, out.String())
+		}
+		if obj.Error.Kind != "interrupted" || obj.Error.Code != "Interrupted" {
+			t.Fatalf("error %+v, want kind interrupted", obj.Error)
+		}
+	})
+}
+
+// A profile that asks for JSON gets JSON for a flag error too, which stops the command
+// before its settings are resolved; --profile picks the profile there as everywhere.
+func TestFlagErrorsHonourTheProfilesOutput(t *testing.T) {
+	isolatedConfig(t, "default_profile = \"scripts\"\n[profiles.scripts]\noutput = \"json\"\n[profiles.people]\noutput = \"table\"\n")
+	r := cosmosctl(t, "", "read", "o1", "--pk", "t1", "--bogus")
+	if r.code != ExitUsage {
+		t.Fatalf("exit %d: %+v", r.code, r)
+	}
+	if f := jsonFailure(t, r.out); f.Error.Kind != "usage" || !strings.Contains(f.Error.Message, "--bogus") {
+		t.Fatalf("error %+v", f.Error)
+	}
+	for _, args := range [][]string{
+		{"read", "o1", "--pk", "t1", "--bogus", "--profile", "people"},
+		{"read", "o1", "--pk", "t1", "--bogus", "--profile=people"},
+	} {
+		if r := cosmosctl(t, "", args...); r.code != ExitUsage || r.out != "" {
+			t.Fatalf("%v: the table profile printed %q (exit %d)", args, r.out, r.code)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -32,29 +33,39 @@ func failureJSON(err error, code int) *failureObject {
 	if r, ok := output.ResultJSON(nil, err).(*output.ResultObject); ok && r.Error != nil {
 		e = r.Error
 	}
-	if e.Kind == output.ErrorKindOther {
-		var (
-			ue *UsageError
-			ae *AuthError
-			tb *ThresholdBreachError
-		)
-		switch {
-		case errors.Is(err, errInterrupted):
-			e.Kind, e.Code = errorKindInterrupted, "Interrupted"
-		case errors.As(err, &ue):
-			e.Kind, e.Code = errorKindUsage, "UsageError"
-		case errors.As(err, &ae):
-			e.Kind, e.Code = errorKindAuth, "AuthenticationFailed"
-		case errors.As(err, &tb):
-			e.Kind, e.Code = errorKindBreach, "ThresholdBreached"
-		}
-	}
+	classifyFailure(e, err)
 	return &failureObject{Error: e, ExitCode: code}
+}
+
+// classifyFailure gives an error the service did not answer its kind: an interruption,
+// bad input (the command's or the engine's), a missing credential or a breached
+// threshold. Errors output already classified (service, timeout, network) keep theirs.
+func classifyFailure(e *output.ErrorObject, err error) {
+	if e == nil || e.Kind != output.ErrorKindOther {
+		return
+	}
+	var (
+		ue *UsageError
+		ie *engine.InputError
+		ae *AuthError
+		tb *ThresholdBreachError
+	)
+	switch {
+	case errors.Is(err, errInterrupted):
+		e.Kind, e.Code = errorKindInterrupted, "Interrupted"
+	case errors.As(err, &ue), errors.As(err, &ie):
+		e.Kind, e.Code = errorKindUsage, "UsageError"
+	case errors.As(err, &ae):
+		e.Kind, e.Code = errorKindAuth, "AuthenticationFailed"
+	case errors.As(err, &tb):
+		e.Kind, e.Code = errorKindBreach, "ThresholdBreached"
+	}
 }
 
 // failureAsJSON says whether the invocation asked for JSON: the format the command
 // resolved (flag, environment, profile), else its -o flag, else -o among the arguments
-// (a flag error can stop parsing before it), else COSMOSCTL_OUTPUT.
+// (a flag error can stop parsing before it), else COSMOSCTL_OUTPUT, else the output of
+// the profile the command would have used.
 func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
 	if io.output != "" {
 		return io.output == config.OutputJSON
@@ -67,25 +78,33 @@ func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
 	if v, ok := outputArg(args); ok {
 		return v == config.OutputJSON
 	}
-	return os.Getenv("COSMOSCTL_OUTPUT") == config.OutputJSON
+	if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
+		return v == config.OutputJSON
+	}
+	profile, _ := flagArg(args, "profile", "")
+	return config.ProfileOutput(profile, os.LookupEnv) == config.OutputJSON
 }
 
 // outputArg is the last -o/--output value among args, in any of pflag's spellings.
-func outputArg(args []string) (value string, ok bool) {
+func outputArg(args []string) (value string, ok bool) { return flagArg(args, "output", "o") }
+
+// flagArg is the last value of the flag --long (or -short, when short is not "") among
+// args, in any of pflag's spellings.
+func flagArg(args []string, long, short string) (value string, ok bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			return value, ok
-		case a == "-o" || a == "--output":
+		case a == "--"+long || (short != "" && a == "-"+short):
 			if i+1 < len(args) {
 				value, ok = args[i+1], true
 				i++
 			}
-		case strings.HasPrefix(a, "--output="):
-			value, ok = strings.TrimPrefix(a, "--output="), true
-		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
-			value, ok = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "="), true
+		case strings.HasPrefix(a, "--"+long+"="):
+			value, ok = strings.TrimPrefix(a, "--"+long+"="), true
+		case short != "" && strings.HasPrefix(a, "-"+short) && !strings.HasPrefix(a, "--"):
+			value, ok = strings.TrimPrefix(strings.TrimPrefix(a, "-"+short), "="), true
 		}
 	}
 	return value, ok

@@ -235,7 +235,11 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 
 func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, err error) error {
 	if o.conn.wantJSON(sess.settings) {
-		if werr := output.WriteJSON(io.Out, output.ResultJSON(res, err)); werr != nil {
+		obj := output.ResultJSON(res, err)
+		if r, ok := obj.(*output.ResultObject); ok {
+			classifyFailure(r.Error, err)
+		}
+		if werr := output.WriteJSON(io.Out, obj); werr != nil {
 			return werr
 		}
 	} else if err == nil && res != nil {

@@ -559,3 +559,26 @@ func lookup(env LookupEnv, name string) (string, bool) {
 	}
 	return v, true
 }
+
+// ProfileOutput is the output format the profile a command would use asks for
+// (--profile, COSMOSCTL_PROFILE, default_profile), or "" when there is none or the
+// profiles file cannot be read. It is for failures that stop a command before its
+// settings are resolved (a bad flag): their error still comes in the format asked for.
+func ProfileOutput(profileFlag string, env LookupEnv) string {
+	path, err := Path(env)
+	if err != nil {
+		return ""
+	}
+	f, err := Load(path)
+	if err != nil {
+		return ""
+	}
+	r := &resolver{env: env, file: f}
+	if profileFlag != "" {
+		r.flags.Profile = &profileFlag
+	}
+	if r.pickProfile() != nil {
+		return ""
+	}
+	return r.profile.Output
+}
