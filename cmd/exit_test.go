@@ -305,7 +305,9 @@ func TestItemCommandJSONErrorKinds(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan int, 1)
-		go func() { done <- Run(ctx, io, []string{"read", "o1", "--pk", "t1", "--region", "West US", "-o", "json"}) }()
+		go func() {
+			done <- Run(ctx, io, []string{"read", "o1", "--pk", "t1", "--region", "West US", "-o", "json"})
+		}()
 		time.Sleep(300 * time.Millisecond)
 		cancel()
 		var code int
