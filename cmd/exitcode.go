@@ -33,7 +33,7 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "any other error"},
+	{ExitError, "any other error; for hedge-test, also a --plot chart that could not be written at the end, its results being printed in full first"},
 	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input, bad configuration (a missing key, a missing or empty token file)"},
 	{ExitNotFound, "not found (404): the item, container or database does not exist"},
 	{ExitConflict, "conflict (409) or precondition failed (412)"},

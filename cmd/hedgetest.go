@@ -47,7 +47,20 @@ func newHedgeTestCmd(io *IOStreams) *cobra.Command {
 the same account and data, and compare them: p50/p90/p99/p99.9, extra requests and
 request units, which regions answered, timeouts. It ends with a recommendation —
 the strategy that meets --target-p99 at the least extra load — and, on a terminal,
-a latency chart.
+a latency chart. Of the strategies that meet the target, a tie (the same extra
+requests as the table prints them, +0.0% each for instance: their p99s then differ
+by the run's noise) goes to the simpler strategy: none, then threshold, adaptive,
+fanout; of two of one kind, to the lower p99.
+
+--plot FILE.svg writes the latency chart as an SVG image; --plot FILE.html writes a
+page that needs nothing else (no network): the strategies table, with the requests
+each sent and the recommendation highlighted, the chart, and the latency of every
+strategy at the percentile under the pointer. The path is checked before the test
+starts (a missing or unwritable directory is a usage error, exit 2, before any
+request); the chart is written once the results are printed, to a new file that
+then replaces FILE, so a failed run leaves an existing FILE as it was. If it cannot
+be written after all (a full disk), the results are printed in full anyway and the
+exit code is 1.
 
 With no account configured it runs on an embedded emulator (three regions with
 realistic latencies) under a scenario, the brownout by default:
@@ -122,7 +135,7 @@ the previous run's moves have settled (about 2s apart).`,
 	f.StringVar(&o.budget, "budget", "10%", "adaptive strategy's extra-request budget")
 	f.IntVar(&o.items, "items", 20, "distinct items the workload reads")
 	f.BoolVar(&o.cleanup, "cleanup", true, "delete the items the test wrote when it ends; --cleanup=false keeps them")
-	f.StringVar(&o.plot, "plot", "", "write the latency chart to this .svg or .html file")
+	f.StringVar(&o.plot, "plot", "", "write the latency chart to this .svg file, or the chart and the table to this .html page")
 	return c
 }
 
@@ -159,6 +172,12 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	specs, err := hedgetest.ParseStrategies(o.strategies, budget)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	var plot *plotFile
+	if o.plot != "" {
+		if plot, err = checkPlot(o.plot); err != nil {
+			return err
+		}
 	}
 	settings, err := o.conn.resolve(io)
 	if err != nil {
@@ -222,21 +241,22 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	rec := hedgetest.Recommend(recommendable(results), o.targetP99)
 	series := make([]output.Series, len(results))
 	for i, r := range results {
-		series[i] = output.Series{Name: r.Strategy, Latencies: r.Latencies}
+		series[i] = output.Series{Name: r.Strategy, Latencies: r.Latencies, Quantile: r.Stats.Quantile}
 	}
-	if o.plot != "" {
-		if err := writePlot(o.plot, series, "cosmosctl hedge-test: "+describeScenario(scenario)); err != nil {
-			return err
-		}
-		fmt.Fprintf(io.ErrOut, "chart written to %s\n", o.plot)
-	}
+	// The results are printed before the chart is written: a chart that cannot be
+	// written after all loses nothing.
 	if o.conn.wantJSON(sess.settings) {
 		rep := hedgeTestJSON(scenario, o, results, rec)
 		rep.ReplicaMove = move
 		rep.Writes = writes
-		return output.WriteJSON(io.Out, rep)
+		err = output.WriteJSON(io.Out, rep)
+	} else {
+		err = o.printTable(io, results, rec, series, move, writes)
 	}
-	return o.printTable(io, results, rec, series, move, writes)
+	if err != nil || plot == nil {
+		return err
+	}
+	return o.writeHedgeTestPlot(io, plot, scenario, results, rec, series, move != nil || len(writes) > 0)
 }
 
 // runStrategies runs the workload under each strategy, one after another.
@@ -359,22 +379,6 @@ func pkOf(res *engine.Result) cosmos.PartitionKey {
 	return pk
 }
 
-func writePlot(path string, series []output.Series, title string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return usageErrorf("cannot write --plot %s: %v", path, err)
-	}
-	if strings.EqualFold(filepath.Ext(path), ".html") {
-		err = output.WriteCDFHTML(f, series, title)
-	} else {
-		err = output.WriteCDFSVG(f, series, title)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 func winsText(r hedgetest.Result) string {
 	share := r.WinShare()
 	regions := make([]string, 0, len(share))
@@ -391,12 +395,10 @@ func winsText(r hedgetest.Result) string {
 
 func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, move *hedgeTestReplicaMove, writes []hedgetest.WriteSummary) error {
 	st := output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv)
-	t := output.NewTable(io.Out, st, "STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS")
-	for _, r := range results {
-		q := r.Stats.Quantile
-		t.Append(r.Strategy, output.HumanDuration(q(0.5)), output.HumanDuration(q(0.9)), output.HumanDuration(q(0.99)),
-			output.HumanDuration(q(0.999)), output.HumanDuration(q(1)), fmt.Sprintf("+%.1f%%", r.ExtraRequestsPct()),
-			fmt.Sprintf("+%.1f%%", r.ExtraRUPct()), fmt.Sprint(r.Timeouts), winsText(r))
+	header, rows := hedgeTestRows(results)
+	t := output.NewTable(io.Out, st, header...)
+	for _, r := range rows {
+		t.Append(r...)
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -409,17 +411,34 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 	if len(writes) > 0 {
 		writeWrites(io.Out, writes)
 	}
-	verdict := "recommendation: " + rec.Strategy + " — " + rec.Reason
-	if !rec.Met {
-		verdict = "recommendation: " + rec.Reason
-	}
-	fmt.Fprintln(io.Out, "\nextra RU counts the answers that arrived: a cancelled request's charge is unknown to the client, though the service may bill it")
-	fmt.Fprintln(io.Out, verdict)
+	fmt.Fprintln(io.Out, "\n"+extraRUNote)
+	fmt.Fprintln(io.Out, verdictText(rec))
 	if io.OutTTY {
 		fmt.Fprintln(io.Out)
 		return output.WriteCDF(io.Out, series, 60, 14, st)
 	}
 	return nil
+}
+
+// hedgeTestRows are the strategies table, for the terminal and the --plot page alike.
+func hedgeTestRows(results []hedgetest.Result) (header []string, rows [][]string) {
+	header = []string{"STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS"}
+	for _, r := range results {
+		q := r.Stats.Quantile
+		rows = append(rows, []string{r.Strategy, output.HumanDuration(q(0.5)), output.HumanDuration(q(0.9)), output.HumanDuration(q(0.99)),
+			output.HumanDuration(q(0.999)), output.HumanDuration(q(1)), fmt.Sprintf("+%.1f%%", r.ExtraRequestsPct()),
+			fmt.Sprintf("+%.1f%%", r.ExtraRUPct()), fmt.Sprint(r.Timeouts), winsText(r)})
+	}
+	return header, rows
+}
+
+const extraRUNote = "extra RU counts the answers that arrived: a cancelled request's charge is unknown to the client, though the service may bill it"
+
+func verdictText(rec hedgetest.Recommendation) string {
+	if !rec.Met {
+		return "recommendation: " + rec.Reason
+	}
+	return "recommendation: " + rec.Strategy + " — " + rec.Reason
 }
 
 // hedgeTestReport is the -o json shape; units are in the field names.
