@@ -4,7 +4,9 @@
 //
 // It owns the colour decision (terminal, NO_COLOR, --no-color, TERM=dumb), the
 // per-attempt diagnostics table with its timeline, the JSON object of item commands, item
-// printing, and a borderless table helper for the other commands.
+// printing, a borderless table helper for the other commands, and the latency chart: in
+// the terminal, as an SVG image laid out from its text, and as a self-contained HTML page
+// with the figures' table.
 //
 // It must not decide exit codes (package cmd maps errors to them in one place), read
 // flags or the environment directly (callers pass getenv), or write anywhere but the
