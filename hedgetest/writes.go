@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/clock"
@@ -184,9 +188,27 @@ func (w Writes) Run(ctx context.Context) (WriteSummary, error) {
 // which would make every failure's message distinct.
 var localAddress = regexp.MustCompile(`(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d+->`)
 
-// distinctMessage is err's message without what differs between connections.
+// distinctMessage is err's message without what differs between connections: a dropped
+// connection reads as one cause whichever system call saw it drop (a reset read, a
+// broken-pipe write, a closed connection, an early EOF), so that the summary groups by
+// what happened rather than by where Go noticed it.
 func distinctMessage(err error) string {
-	return localAddress.ReplaceAllString(err.Error(), "")
+	msg := err.Error()
+	var ne *cosmos.NetworkError
+	if errors.As(err, &ne) && droppedConnection(ne.Err) {
+		when := "before the request was sent"
+		if ne.Sent {
+			when = "after the request was sent"
+		}
+		msg = strings.Replace(msg, ne.Error(), fmt.Sprintf("%s: the connection was dropped (%s)", ne.Endpoint, when), 1)
+	}
+	return localAddress.ReplaceAllString(msg, "")
+}
+
+// droppedConnection reports a connection the other side reset or closed.
+func droppedConnection(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // Regions lists the regions that took the writes, most writes first.

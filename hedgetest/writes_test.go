@@ -3,7 +3,12 @@ package hedgetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +147,44 @@ func TestWriteErrorsGroupAcrossConnections(t *testing.T) {
 	}
 	if got := distinctMessage(c); got != "http://[::1]:8081: read tcp [::1]:8081: read: connection reset by peer" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// A dropped connection is one cause whichever system call saw it drop, so the summary
+// groups the failures by what happened: one line for before the request was sent, one
+// for after.
+func TestDistinctMessageGroupsDroppedConnections(t *testing.T) {
+	wrap := func(sent bool, err error) error {
+		return fmt.Errorf("the write region East US did not take the write (%w)", &cosmos.NetworkError{Endpoint: "http://127.0.0.1:8081", Sent: sent, Err: err})
+	}
+	opErr := func(op string, err error) error {
+		return &net.OpError{Op: op, Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8081}, Err: os.NewSyscallError(op, err)}
+	}
+	after := map[string]bool{}
+	for _, err := range []error{
+		wrap(true, opErr("read", syscall.ECONNRESET)),
+		wrap(true, opErr("write", syscall.EPIPE)),
+		wrap(true, fmt.Errorf("readLoopPeekFailLocked: %w", opErr("read", syscall.ECONNRESET))),
+		wrap(true, &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed}),
+		wrap(true, io.ErrUnexpectedEOF),
+	} {
+		after[distinctMessage(err)] = true
+	}
+	if len(after) != 1 {
+		t.Fatalf("dropped connections after sending read as %d messages: %v", len(after), after)
+	}
+	for m := range after {
+		if m != "the write region East US did not take the write (http://127.0.0.1:8081: the connection was dropped (after the request was sent))" {
+			t.Fatalf("message %q", m)
+		}
+	}
+	before := distinctMessage(wrap(false, opErr("dial", syscall.ECONNRESET)))
+	if !strings.Contains(before, "the connection was dropped (before the request was sent)") {
+		t.Fatalf("message %q", before)
+	}
+	// Anything else keeps its own words.
+	refused := distinctMessage(wrap(false, opErr("dial", syscall.ECONNREFUSED)))
+	if !strings.Contains(refused, "connection refused") {
+		t.Fatalf("message %q", refused)
 	}
 }
