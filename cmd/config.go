@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 const configLong = `Profiles keep an account's endpoint, key and defaults in a TOML file, so that
@@ -308,16 +308,23 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 		fmt.Fprintln(io.ErrOut, "no profiles: create one with `cosmosctl config set --profile NAME endpoint URL`")
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEFAULT\tPROFILE\tENDPOINT\tDATABASE\tCONTAINER")
+	// On a narrow terminal the endpoint shortens to its host, the container and then
+	// the database go, and the endpoint is cut.
+	t := output.NewTableOf(io.Out, io.outStyles(true),
+		output.Column{Header: "DEFAULT", Key: true},
+		output.Column{Header: "PROFILE", Key: true, Priority: 9, Min: 12},
+		output.Column{Header: "ENDPOINT", Key: true, Priority: 8, Min: 20, Abbrev: output.EndpointHost},
+		output.Column{Header: "DATABASE", Priority: 2},
+		output.Column{Header: "CONTAINER", Priority: 1},
+	).Gap(2)
 	for _, p := range profiles {
 		mark := ""
 		if p.Default {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", mark, p.Name, dashIfEmpty(p.Endpoint), dashIfEmpty(p.Database), dashIfEmpty(p.Container))
+		t.Append(mark, p.Name, dashIfEmpty(p.Endpoint), dashIfEmpty(p.Database), dashIfEmpty(p.Container))
 	}
-	return tw.Flush()
+	return t.Render()
 }
 
 func newConfigShowCmd(io *IOStreams) *cobra.Command {
@@ -435,12 +442,16 @@ func runConfigShow(io *IOStreams, st config.Settings) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SETTING\tVALUE\tSOURCE")
+		// On a narrow terminal the source, then the value, are cut.
+		t := output.NewTableOf(io.Out, io.outStyles(true),
+			output.Column{Header: "SETTING", Key: true},
+			output.Column{Header: "VALUE", Key: true, Priority: 8, Min: 16},
+			output.Column{Header: "SOURCE", Key: true, Priority: 7, Min: 12},
+		).Gap(2)
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, dashIfEmpty(r.text), r.Source)
+			t.Append(r.name, dashIfEmpty(r.text), r.Source)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := t.Render(); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.ErrOut, "config file %s\n", st.ConfigFile)

@@ -218,7 +218,7 @@ func (f *connFlags) excludes(ctx context.Context, sess *session) ([]string, erro
 }
 
 func (f *connFlags) styles(io *IOStreams) output.Styles {
-	return output.StylesFor(io.ErrOut, io.ErrTTY, f.noColor, os.Getenv)
+	return io.errStyles(f.noColor)
 }
 
 func (f *connFlags) wantJSON(s config.Settings) bool { return s.Output == "json" }

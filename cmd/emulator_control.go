@@ -15,6 +15,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 // controlOptions say which running emulator a control subcommand talks to.
@@ -133,8 +134,19 @@ func printFaults(io *IOStreams, rules []faults.Rule) error {
 		fmt.Fprintln(io.Out, "no fault rules")
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tREGION\tOPERATIONS\tEFFECT\tPROBABILITY\tCOUNT\tWINDOW\tFIRED")
+	// On a narrow terminal the probability and count shorten their headers, then the
+	// count, the operations and the window go; the id, region, effect and how often
+	// the rule fired stay.
+	t := output.NewTableOf(io.Out, io.outStyles(true),
+		output.Column{Header: "ID", Key: true},
+		output.Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		output.Column{Header: "OPERATIONS", Short: "OPS", Priority: 3, Min: 8},
+		output.Column{Header: "EFFECT", Key: true, Priority: 8, Min: 12},
+		output.Column{Header: "PROBABILITY", Short: "PROB", Priority: 4},
+		output.Column{Header: "COUNT", Priority: 2},
+		output.Column{Header: "WINDOW", Priority: 5, Min: 10},
+		output.Column{Header: "FIRED", Key: true},
+	).Gap(2)
 	for _, r := range rules {
 		ops := strings.Join(r.Operations, ",")
 		effect := r.Effect
@@ -156,9 +168,9 @@ func printFaults(io *IOStreams, rules []faults.Rule) error {
 			count = fmt.Sprint(r.Count)
 		}
 		window := faultWindow(r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%g\t%s\t%s\t%d\n", r.ID, orAny(r.Region), orAll(ops), effect, p, count, window, r.Fired)
+		t.Append(r.ID, orAny(r.Region), orAll(ops), effect, fmt.Sprintf("%g", p), count, window, fmt.Sprint(r.Fired))
 	}
-	return tw.Flush()
+	return t.Render()
 }
 
 // faultWindow says when a rule is active in the emulator's clock: the times its
@@ -331,12 +343,15 @@ func printLatency(io *IOStreams, table []faults.LatencyEntry) error {
 		fmt.Fprintln(io.Out, "no added latency")
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REGION\tOPERATION\tLATENCY")
+	t := output.NewTableOf(io.Out, io.outStyles(true),
+		output.Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		output.Column{Header: "OPERATION", Key: true},
+		output.Column{Header: "LATENCY", Key: true, Priority: 8, Min: 16},
+	).Gap(2)
 	for _, l := range table {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", orAny(l.Region), orAll(l.Operation), l.Distribution)
+		t.Append(orAny(l.Region), orAll(l.Operation), l.Distribution.String())
 	}
-	return tw.Flush()
+	return t.Render()
 }
 
 func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {

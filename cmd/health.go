@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/config"
@@ -299,8 +298,8 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 	if len(rep.Entries) == 0 {
 		fmt.Fprintf(io.ErrOut, "no region health remembered for %s: commands use every region in its usual order\n", rep.AccountEndpoint)
 	} else {
-		out := output.StylesFor(io.Out, io.OutTTY, noColor, getenv)
-		if err := output.WriteHealthTable(io.Out, out, rep.Entries, store.Config(), now, terminalWidth(io)); err != nil {
+		out := io.outStyles(noColor)
+		if err := output.WriteHealthTable(io.Out, out, rep.Entries, store.Config(), now); err != nil {
 			return err
 		}
 	}
@@ -332,19 +331,6 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 	}
 	fmt.Fprintf(io.ErrOut, "state file %s\n", rep.StateFile)
 	return nil
-}
-
-// terminalWidth is stdout's width when it is a terminal, else 0.
-func terminalWidth(io *IOStreams) int {
-	f, ok := io.outFile()
-	if !io.OutTTY || !ok {
-		return 0
-	}
-	w, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return w
 }
 
 // clearedFile is one state file `health reset` cleared.

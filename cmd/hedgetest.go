@@ -394,9 +394,14 @@ func winsText(r hedgetest.Result) string {
 }
 
 func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, move *hedgeTestReplicaMove, writes []hedgetest.WriteSummary) error {
-	st := output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv)
+	st := io.outStyles(o.conn.noColor)
 	header, rows := hedgeTestRows(results)
-	t := output.NewTable(io.Out, st, header...)
+	cols := make([]output.Column, len(header))
+	for i, h := range header {
+		cols[i] = hedgeTestColumns[h]
+		cols[i].Header = h
+	}
+	t := output.NewTableOf(io.Out, st, cols...)
 	for _, r := range rows {
 		t.Append(r...)
 	}
@@ -415,12 +420,29 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 	fmt.Fprintln(io.Out, verdictText(rec))
 	if io.OutTTY {
 		fmt.Fprintln(io.Out)
-		return output.WriteCDF(io.Out, series, 60, 14, st)
+		return output.WriteCDF(io.Out, series, output.CDFWidth(st.Width), 14, st)
 	}
 	return nil
 }
 
 // hedgeTestRows are the strategies table, for the terminal and the --plot page alike.
+// hedgeTestColumns say how the columns of the strategies table give way on a narrow
+// terminal: the extra RU goes first (the note under the table says why it is a lower
+// bound), then the p99.9 and p90, the timeouts; the wins are cut. The strategy, p50, p99
+// and extra requests are what a recommendation weighs: they stay.
+var hedgeTestColumns = map[string]output.Column{
+	"STRATEGY":  {Key: true, Priority: 9, Min: 24},
+	"P50":       {Key: true},
+	"P90":       {Priority: 3},
+	"P99":       {Key: true},
+	"P99.9":     {Priority: 2},
+	"MAX":       {Priority: 6},
+	"EXTRA REQ": {Short: "+REQ", Key: true},
+	"EXTRA RU":  {Priority: 1},
+	"TIMEOUTS":  {Priority: 4},
+	"WINS":      {Priority: 5, Min: 16},
+}
+
 func hedgeTestRows(results []hedgetest.Result) (header []string, rows [][]string) {
 	header = []string{"STRATEGY", "P50", "P90", "P99", "P99.9", "MAX", "EXTRA REQ", "EXTRA RU", "TIMEOUTS", "WINS"}
 	for _, r := range results {

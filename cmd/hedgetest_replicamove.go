@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/hedgetest"
@@ -40,8 +41,18 @@ func (o *hedgeTestOptions) runReplicaMove(ctx context.Context, io *IOStreams, se
 func (o *hedgeTestOptions) writeReplicaMove(w io.Writer, st output.Styles, move *hedgeTestReplicaMove) error {
 	fmt.Fprintf(w, "\nreplica move: in %s a secondary replica of each of the %d partition key range(s) the items live in answers 410 from %.0f%% into each run; the gateway hands out its successor %s later\n",
 		move.Region, move.MovedPerRun, move.MoveAtPct, time.Duration(move.RefreshDelayMs)*time.Millisecond)
-	t := output.NewTable(w, st, "STRATEGY", "REPLICA HEALTH", "READS IN WINDOW", "SENT TO A MOVED REPLICA AFTER ITS 410", "P50", "P99", "MAX")
-	t.AlignRight(2, 4, 5, 6)
+	// On a narrow terminal the headers shorten and the strategy drops the "(no replica
+	// health)" that the REPLICA HEALTH column says; then the maximum goes, and the count
+	// sent after the 410 is cut.
+	t := output.NewTableOf(w, st,
+		output.Column{Header: "STRATEGY", Key: true, Priority: 9, Min: 12, Abbrev: withoutReplicaHealthSuffix},
+		output.Column{Header: "REPLICA HEALTH", Short: "HEALTH", Key: true},
+		output.Column{Header: "READS IN WINDOW", Short: "READS", Priority: 3, Right: true},
+		output.Column{Header: "SENT TO A MOVED REPLICA AFTER ITS 410", Short: "AFTER ITS 410", Key: true, Priority: 8, Min: 14},
+		output.Column{Header: "P50", Priority: 2, Right: true},
+		output.Column{Header: "P99", Key: true, Right: true},
+		output.Column{Header: "MAX", Priority: 1, Right: true},
+	)
 	for _, r := range move.Runs {
 		health := "off"
 		if r.ReplicaHealth {
@@ -58,6 +69,12 @@ func (o *hedgeTestOptions) writeReplicaMove(w io.Writer, st output.Styles, move 
 		on.AfterFirst410, on.Reads, on.AfterFirst410Pct, off.AfterFirst410, off.Reads, off.AfterFirst410Pct,
 		output.HumanDuration(msDur(on.P99Ms)), output.HumanDuration(msDur(off.P99Ms)))
 	return err
+}
+
+// withoutReplicaHealthSuffix is a strategy's name without the suffix of its run without
+// replica health, for a table whose REPLICA HEALTH column says it.
+func withoutReplicaHealthSuffix(name string) string {
+	return strings.TrimSuffix(name, noReplicaHealthSuffix)
 }
 
 func afterText(n int, pct float64, inFlight int) string {

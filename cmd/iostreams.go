@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/term"
+
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 // IOStreams are a command's standard streams and what is known about them. Tests swap in
@@ -17,6 +19,11 @@ type IOStreams struct {
 	// OutTTY and ErrTTY say whether the streams are terminals (tables, colour, progress).
 	OutTTY bool
 	ErrTTY bool
+	// OutWidth and ErrWidth are how wide the streams' tables may be, in columns: the
+	// terminal's width, 0 (no limit) when the stream is not a terminal. See
+	// output.StreamWidth.
+	OutWidth int
+	ErrWidth int
 
 	// output is the output format the command resolved ("table" or "json"), once it has;
 	// Run uses it to decide how a failure is printed.
@@ -25,11 +32,37 @@ type IOStreams struct {
 
 // SystemIO returns the process's streams.
 func SystemIO() *IOStreams {
-	return &IOStreams{
+	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
+	s.OutWidth = output.StreamWidth(s.OutTTY, getenv, terminalSize(os.Stdout))
+	s.ErrWidth = output.StreamWidth(s.ErrTTY, getenv, terminalSize(os.Stderr))
+	return s
+}
+
+// terminalSize asks the terminal f is for its width.
+func terminalSize(f *os.File) func() (int, error) {
+	return func() (int, error) {
+		w, _, err := term.GetSize(int(f.Fd()))
+		return w, err
+	}
+}
+
+// outStyles are how stdout is drawn: colour (unless noColor, see output.ColorEnabled),
+// symbols, and the width its tables fit in.
+func (s *IOStreams) outStyles(noColor bool) output.Styles {
+	st := output.StylesFor(s.Out, s.OutTTY, noColor, getenv)
+	st.Width = s.OutWidth
+	return st
+}
+
+// errStyles are how stderr is drawn (the diagnostics table), as outStyles.
+func (s *IOStreams) errStyles(noColor bool) output.Styles {
+	st := output.StylesFor(s.ErrOut, s.ErrTTY, noColor, getenv)
+	st.Width = s.ErrWidth
+	return st
 }
 
 // outFile is stdout as a file, for its terminal size; false when it is not one.

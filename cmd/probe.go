@@ -11,7 +11,6 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/metrics"
-	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/probe"
 	"github.com/cosmosctl/cosmosctl/workload"
 )
@@ -220,7 +219,7 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		ID: o.id, PartitionKey: o.partitionKey, Cleanup: o.cleanup,
 		Schedule: o.schedule, Timeout: sess.settings.E2ETimeout, Watch: o.watch, Rules: o.rules,
 		JSON:  o.conn.wantJSON(sess.settings),
-		Style: output.StylesFor(io.Out, io.OutTTY, o.conn.noColor, getenv),
+		Style: io.outStyles(o.conn.noColor),
 	}
 	if o.conn.region != "" {
 		opts.Regions, opts.RegionsFlag = []string{o.conn.region}, "--region"

@@ -91,8 +91,19 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 	}
 
 	now := time.Now()
-	st := output.StylesFor(io.Out, io.OutTTY, conn.noColor, getenv)
-	t := output.NewTable(io.Out, st, "REGION", "ROLE", "READ #", "WRITE #", "LATENCY", "HEALTH", "ENDPOINT", "NOTE")
+	st := io.outStyles(conn.noColor)
+	// On a narrow terminal the endpoint shortens to its host, then goes with the note;
+	// the ranks go before the role and the latency; the health is cut last.
+	t := output.NewTableOf(io.Out, st,
+		output.Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		output.Column{Header: "ROLE", Priority: 5},
+		output.Column{Header: "READ #", Priority: 4},
+		output.Column{Header: "WRITE #", Priority: 3},
+		output.Column{Header: "LATENCY", Priority: 6},
+		output.Column{Header: "HEALTH", Key: true, Priority: 8, Min: 12},
+		output.Column{Header: "ENDPOINT", Priority: 1, Abbrev: output.EndpointHost},
+		output.Column{Header: "NOTE", Priority: 2, Min: 16},
+	)
 	for _, r := range rep.Regions {
 		role := "read"
 		if r.Write {

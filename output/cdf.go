@@ -67,6 +67,22 @@ func chartRange(series []Series) (lo, hi time.Duration) {
 var seriesMarks = []rune{'●', '▲', '■', '◆', '✚', '○', '△', '□'}
 var seriesMarksASCII = []rune{'*', '+', 'o', 'x', '#', '@', '%', '&'}
 
+// cdfChartWidth is the width of the chart's plot area when the line has room.
+const cdfChartWidth = 60
+
+// cdfMargin is what a line of the chart takes besides the plot area: the percentile
+// labels on the left, the axis title on the right.
+const cdfMargin = 31
+
+// CDFWidth is the plot width that fits WriteCDF's lines in width cells (0: no limit):
+// 60, or what the labels leave on a narrower terminal, never under 20.
+func CDFWidth(width int) int {
+	if width <= 0 {
+		return cdfChartWidth
+	}
+	return min(cdfChartWidth, max(20, width-cdfMargin))
+}
+
 // WriteCDF draws the latency distribution of each series in the terminal: percentile
 // (nines scale) up, latency (log scale) across, one mark per series.
 func WriteCDF(w io.Writer, series []Series, width, height int, st Styles) error {

@@ -24,7 +24,7 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	ew := &errWriter{w: w}
 
 	// What the operation was asked to do, and where it was allowed to go.
-	head := &labelled{st: st}
+	head := &labelled{st: st, width: st.Width}
 	head.add("operation", describeOperation(d))
 	head.add("hedging", orDefault(d.HedgeConfig, "off"))
 	if d.ConnectionMode == "direct" {
@@ -46,11 +46,27 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	head.write(ew)
 	ew.printf("\n")
 
-	// What went on the wire.
+	// What went on the wire. On a narrow terminal the activity id goes first (the JSON
+	// has it in full), then the request charge (the total is under the table), the
+	// reason and the start (the timeline shows both); the timeline itself shrinks
+	// before any of them goes. The region, duration, status and outcome always stay.
 	total := timelineSpan(d)
-	t := NewTable(ew, st, "#", "REGION", "REASON", "START", "DURATION", "STATUS", "RU", "OUTCOME",
-		"TIMELINE 0"+sym.rangeTo+HumanDuration(total), "ACTIVITY ID")
-	t.AlignRight(0, 3, 4, 6)
+	span := "0" + sym.rangeTo + HumanDuration(total)
+	t := NewTableOf(ew, st,
+		Column{Header: "#", Key: true, Right: true},
+		Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		Column{Header: "REASON", Priority: 3},
+		Column{Header: "START", Priority: 4, Right: true},
+		Column{Header: "DURATION", Key: true, Right: true},
+		Column{Header: "STATUS", Key: true},
+		Column{Header: "RU", Priority: 2, Right: true},
+		Column{Header: "OUTCOME", Key: true},
+		Column{Header: "TIMELINE " + span, Short: span, Name: "timeline", Priority: 5, Min: timelineMin, Fill: func(row, width int) string {
+			a := d.Attempts[row]
+			return paintOutcome(st, a.Outcome, timeline(a, total, sym, width))
+		}},
+		Column{Header: "ACTIVITY ID", Priority: 1},
+	)
 	for _, a := range d.Attempts {
 		t.Append(
 			strconv.Itoa(a.N),
@@ -61,7 +77,7 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 			attemptStatus(a, sym),
 			charge(a, sym),
 			paintOutcome(st, a.Outcome, string(a.Outcome)),
-			paintOutcome(st, a.Outcome, timeline(a, total, sym)),
+			paintOutcome(st, a.Outcome, timeline(a, total, sym, TimelineWidth)),
 			orDefault(truncate(a.ActivityID, shortActivityID), sym.dash),
 		)
 	}
@@ -73,7 +89,7 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	ew.printf("\n")
 
 	// What came of it.
-	tail := &labelled{st: st}
+	tail := &labelled{st: st, width: st.Width}
 	tail.add("contacted regions", list(d.ContactedRegions, ", "))
 	tail.add("responded regions", list(d.RespondedRegions, ", "))
 	tail.add("winner", winner(d, st))
@@ -253,9 +269,11 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// labelled is a block of "label   value" lines with the values aligned.
+// labelled is a block of "label   value" lines with the values aligned. With a width
+// (a terminal), a value too long for its line wraps, under itself.
 type labelled struct {
 	st     Styles
+	width  int
 	labels []string
 	values []string
 }
@@ -271,9 +289,19 @@ func (l *labelled) write(w *errWriter) {
 		width = max(width, len(s))
 	}
 	indent := strings.Repeat(" ", width+2)
+	// A terminal too narrow to leave the values a useful width gets long lines, which
+	// it wraps itself, rather than a column of words.
+	wrapAt := 0
+	if l.width > 0 && l.width-len(indent) >= minWrappedValue {
+		wrapAt = l.width - len(indent)
+	}
 	for i, label := range l.labels {
+		var lines []string
+		for line := range strings.SplitSeq(l.values[i], "\n") {
+			lines = append(lines, wrapLines(line, wrapAt)...)
+		}
 		// Continuation lines of a multi-line value line up under its first line.
-		for j, line := range strings.Split(l.values[i], "\n") {
+		for j, line := range lines {
 			if j == 0 {
 				w.printf("%s%s%s\n", l.st.Faint(label), indent[len(label):], line)
 			} else {
@@ -282,6 +310,9 @@ func (l *labelled) write(w *errWriter) {
 		}
 	}
 }
+
+// minWrappedValue is the narrowest a labelled value is wrapped to.
+const minWrappedValue = 20
 
 // errWriter keeps the first write error so that rendering code reads straight through.
 type errWriter struct {

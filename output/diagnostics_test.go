@@ -268,7 +268,7 @@ func TestTimeline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := timeline(tc.a, tc.total, tc.sym)
+			got := timeline(tc.a, tc.total, tc.sym, TimelineWidth)
 			if got != tc.want {
 				t.Errorf("timeline\n got %q\nwant %q", got, tc.want)
 			}
@@ -276,6 +276,22 @@ func TestTimeline(t *testing.T) {
 				t.Errorf("width %d, want %d", n, TimelineWidth)
 			}
 		})
+	}
+}
+
+func TestTimelineAtTheWidthItIsGiven(t *testing.T) {
+	sym := Styles{}.sym()
+	hedge := engine.Attempt{Start: 300 * ms, Duration: 700 * ms, Outcome: engine.OutcomeWon}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{12, "   ━━━━━━━━●"},
+		{20, "      ━━━━━━━━━━━━━●"},
+	} {
+		if got := timeline(hedge, time.Second, sym, tc.width); got != tc.want {
+			t.Errorf("a hedge at 300ms of 1s in %d cells: %q, want %q", tc.width, got, tc.want)
+		}
 	}
 }
 

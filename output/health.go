@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/cosmosctl/cosmosctl/health"
 )
 
@@ -103,13 +101,26 @@ func roughDuration(d time.Duration) string {
 // WriteHealthTable writes the region health that `cosmosctl health` shows, one row per
 // region, partition key range and kind of operation, times as local clock times with
 // how long ago (or how soon) they are. cfg is the health configuration in effect (its
-// thresholds make the notes). width is the terminal's width, 0 when stdout is not a
-// terminal: on a terminal too narrow for the whole table the NOTE column moves under the
-// table, one line per note, rather than every row wrapping.
-func WriteHealthTable(w io.Writer, st Styles, entries []health.Entry, cfg health.Config, now time.Time, width int) error {
+// thresholds make the notes). On a terminal too narrow for the whole table (st.Width) the
+// NOTE column moves under the table, one line per note, rather than every row wrapping;
+// then the times give up their clock time for how long ago they are, the last success,
+// the hedge losses and the last failure go, the failures are cut, and the end of
+// unavailability goes.
+func WriteHealthTable(w io.Writer, st Styles, entries []health.Entry, cfg health.Config, now time.Time) error {
 	dash := st.sym().dash
-	header := []string{"REGION", "RANGE", "KIND", "STATUS", "FAILURES", "LAST FAILURE", "UNAVAILABLE UNTIL", "HEDGE LOSSES", "LAST SUCCESS", "NOTE"}
-	rows := make([][]string, len(entries))
+	const noteColumn = 9
+	t := NewTableOf(w, st,
+		Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		Column{Header: "RANGE", Key: true},
+		Column{Header: "KIND", Key: true},
+		Column{Header: "STATUS", Key: true},
+		Column{Header: "FAILURES", Key: true, Priority: 5, Min: 8},
+		Column{Header: "LAST FAILURE", Priority: 4, Abbrev: sinceOnly},
+		Column{Header: "UNAVAILABLE UNTIL", Short: "UNTIL", Priority: 6, Abbrev: sinceOnly},
+		Column{Header: "HEDGE LOSSES", Short: "LOSSES", Priority: 3, Right: true},
+		Column{Header: "LAST SUCCESS", Priority: 2, Abbrev: sinceOnly},
+		Column{Header: "NOTE", Priority: 1, Elsewhere: true},
+	)
 	notes := make([]string, len(entries))
 	for i, e := range entries {
 		rng := e.PartitionKeyRangeID
@@ -133,37 +144,13 @@ func WriteHealthTable(w io.Writer, st Styles, entries []health.Entry, cfg health
 			until = ClockTimeFrom(e.UnavailableUntil, now, dash)
 		}
 		notes[i] = HealthNote(e, cfg, now)
-		rows[i] = []string{e.Region, rng, e.Kind.String(), status, failures, lastFailure, until,
-			fmt.Sprint(e.HedgeLossStreak), ClockTimeFrom(e.LastSuccess, now, dash), orDefault(notes[i], dash)}
+		t.Append(e.Region, rng, e.Kind.String(), status, failures, lastFailure, until,
+			fmt.Sprint(e.HedgeLossStreak), ClockTimeFrom(e.LastSuccess, now, dash), orDefault(notes[i], dash))
 	}
-	render := func(cols int) ([]byte, int, error) {
-		var buf bytes.Buffer
-		t := NewTable(&buf, st, header[:cols]...).AlignRight(7)
-		for _, r := range rows {
-			t.Append(r[:cols]...)
-		}
-		if err := t.Render(); err != nil {
-			return nil, 0, err
-		}
-		widest := 0
-		for line := range strings.Lines(buf.String()) {
-			widest = max(widest, lipgloss.Width(strings.TrimRight(line, "\n")))
-		}
-		return buf.Bytes(), widest, nil
-	}
-	out, widest, err := render(len(header))
-	if err != nil {
-		return err
-	}
-	if width <= 0 || widest <= width {
-		_, err = w.Write(out)
-		return err
-	}
-	if out, _, err = render(len(header) - 1); err != nil {
+	if err := t.Render(); err != nil || !t.Hidden(noteColumn) {
 		return err
 	}
 	var b bytes.Buffer
-	b.Write(out)
 	first := true
 	for i, n := range notes {
 		if n == "" {
@@ -177,10 +164,23 @@ func WriteHealthTable(w io.Writer, st Styles, entries []health.Entry, cfg health
 		if entries[i].PartitionKeyRangeID != "" {
 			where += " range " + entries[i].PartitionKeyRangeID
 		}
-		fmt.Fprintf(&b, "%s %s: %s\n", where, entries[i].Kind, n)
+		// A note too long for the terminal continues under itself, indented.
+		for _, line := range wrapHanging(fmt.Sprintf("%s %s: %s", where, entries[i].Kind, n), st.Width, 2) {
+			fmt.Fprintf(&b, "%s\n", line)
+		}
 	}
-	_, err = w.Write(b.Bytes())
+	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// sinceOnly keeps how long ago (or how soon) of a ClockTimeFrom: "4s ago" of
+// "12:03:00 (4s ago)".
+func sinceOnly(s string) string {
+	open := strings.LastIndex(s, " (")
+	if open < 0 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return s[open+2 : len(s)-1]
 }
 
 // HealthNote says what happens next to a key: when it is used again, or how close it is

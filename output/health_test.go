@@ -43,11 +43,11 @@ func TestWriteHealthTable(t *testing.T) {
 	}{
 		{"not a terminal: every column", "health_table", 0},
 		{"a wide terminal: every column", "health_table", 400},
-		{"a narrow terminal: the notes move under the table", "health_table_narrow", 100},
+		{"a narrow terminal: the notes move under the table, the times shorten", "health_table_narrow", 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteHealthTable(&b, Styles{ASCII: true}, healthEntries(), cfg, healthNow, tc.width); err != nil {
+			if err := WriteHealthTable(&b, Styles{ASCII: true, Width: tc.width}, healthEntries(), cfg, healthNow); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, tc.golden, b.Bytes())

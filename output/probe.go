@@ -22,12 +22,27 @@ type ProbeRegion struct {
 // WriteProbeTable writes the per-region latency table of `cosmosctl probe`: REGION, COUNT,
 // ERRORS (with the commonest statuses), P50, P90, P99, P99.9, MAX and the request charge.
 func WriteProbeTable(w io.Writer, st Styles, regions []ProbeRegion) error {
-	t := NewTable(w, st, "REGION", "COUNT", "ERRORS", "P50", "P90", "P99", "P99.9", "MAX", "RU")
-	t.AlignRight(1, 3, 4, 5, 6, 7, 8)
+	t := NewTableOf(w, st, append([]Column{{Header: "REGION", Key: true, Priority: 9, Min: 10}}, summaryColumns...)...)
 	for _, r := range regions {
 		t.Append(append([]string{r.Region}, summaryCells(st, r.Summary)...)...)
 	}
 	return t.Render()
+}
+
+// summaryColumns are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU columns of the
+// region and replica tables. On a narrow terminal the request charge goes first, then
+// the p99.9; then the error breakdown is cut (its count and commonest statuses come
+// first); then the p90 goes (the p50 and p99 bracket it), the count and the maximum. The
+// p50 and p99 always stay.
+var summaryColumns = []Column{
+	{Header: "COUNT", Priority: 5, Right: true},
+	{Header: "ERRORS", Key: true, Priority: 3, Min: 8},
+	{Header: "P50", Key: true, Right: true},
+	{Header: "P90", Priority: 4, Right: true},
+	{Header: "P99", Key: true, Right: true},
+	{Header: "P99.9", Priority: 2, Right: true},
+	{Header: "MAX", Priority: 6, Right: true},
+	{Header: "RU", Priority: 1, Right: true},
 }
 
 // summaryCells are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU cells of one

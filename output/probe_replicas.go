@@ -2,6 +2,7 @@ package output
 
 import (
 	"io"
+	"strings"
 
 	"github.com/cosmosctl/cosmosctl/workload"
 )
@@ -34,10 +35,20 @@ type ProbeReplica struct {
 }
 
 // WriteProbeReplicas writes the per-replica table of `cosmosctl probe --replicas`: REGION,
-// RANGE, REPLICA (its address), ROLE, HEALTH, then the columns of the region table.
+// RANGE, REPLICA (its address), ROLE, HEALTH, then the columns of the region table. On a
+// narrow terminal the address is the first to give way, to the replica's id (the last
+// part of the address, unique in its partition); the range goes with the request charge
+// (one probe item: one range per region), the role after the summary columns (the id
+// ends in p for the primary, s for a secondary).
 func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
-	t := NewTable(w, st, "REGION", "RANGE", "REPLICA", "ROLE", "HEALTH", "COUNT", "ERRORS", "P50", "P90", "P99", "P99.9", "MAX", "RU")
-	t.AlignRight(5, 7, 8, 9, 10, 11, 12)
+	cols := []Column{
+		{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		{Header: "RANGE", Priority: 1},
+		{Header: "REPLICA", Key: true, Priority: 0, Abbrev: replicaID},
+		{Header: "ROLE", Priority: 7},
+		{Header: "HEALTH", Key: true, Priority: 8, Min: 9},
+	}
+	t := NewTableOf(w, st, append(cols, summaryColumns...)...)
 	for _, r := range replicas {
 		health := r.Health
 		if !r.InReplicaSet {
@@ -52,6 +63,17 @@ func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 		t.Append(append([]string{r.Region, r.Range, r.Address, r.Role, health}, summaryCells(st, r.Summary)...)...)
 	}
 	return t.Render()
+}
+
+// replicaID is the last part of a replica's address: "9p" of
+// "rntbd://host:port/apps/…/partitions/2/replicas/9p/".
+func replicaID(address string) string {
+	trimmed := strings.TrimRight(address, "/")
+	i := strings.LastIndexByte(trimmed, '/')
+	if i < 0 || i == len(trimmed)-1 {
+		return address
+	}
+	return trimmed[i+1:]
 }
 
 // NewProbeReplicaBreach describes a replica's breach of r: the breach of its region, with

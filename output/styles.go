@@ -53,6 +53,10 @@ type Styles struct {
 	Color bool
 	// ASCII draws timelines, arrows and dashes with ASCII characters only.
 	ASCII bool
+	// Width is how many columns a line on this stream may take: tables and the blocks
+	// around them fit in it. 0, for a stream that is not a terminal, is no limit. See
+	// StreamWidth for where it comes from.
+	Width int
 
 	bold, faint, good, bad, warn lipgloss.Style
 }

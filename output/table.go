@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -17,18 +18,33 @@ const columnGap = "   "
 // Table is a borderless table of aligned columns. On a terminal (Styles.Color) the
 // header is bold; otherwise the output is plain text, identical in layout. Cells may carry
 // ANSI colour from Styles: widths are measured without it.
+//
+// With a Styles.Width (a terminal) the table fits in it: columns give way as their
+// Column says, and a footnote names the ones hidden. Without one (a pipe) every column
+// is written in full.
 type Table struct {
 	w      io.Writer
 	st     Styles
-	header []string
+	cols   []Column
 	rows   [][]string
-	right  map[int]bool
+	gap    int
+	hidden []bool
 }
 
 // NewTable starts a table with the given header cells (written as given: pass them in
-// upper case, as kubectl does).
+// upper case, as kubectl does). On a narrow terminal its columns give way right to left,
+// all but the first; NewTableOf says more.
 func NewTable(w io.Writer, st Styles, header ...string) *Table {
-	return &Table{w: w, st: st, header: header, right: map[int]bool{}}
+	cols := make([]Column, len(header))
+	for i, h := range header {
+		cols[i] = Column{Header: h, Key: i == 0}
+	}
+	return NewTableOf(w, st, cols...)
+}
+
+// NewTableOf starts a table whose columns say how they give way on a narrow terminal.
+func NewTableOf(w io.Writer, st Styles, cols ...Column) *Table {
+	return &Table{w: w, st: st, cols: slices.Clone(cols), gap: len(columnGap)}
 }
 
 // Append adds a row. Rows shorter than the header are padded with empty cells.
@@ -40,32 +56,69 @@ func (t *Table) Append(cells ...string) {
 // down the column.
 func (t *Table) AlignRight(cols ...int) *Table {
 	for _, c := range cols {
-		t.right[c] = true
+		t.column(c).Right = true
 	}
 	return t
 }
 
-// Render writes the table. Trailing blanks are trimmed from every line so that piped
-// output and golden files carry no invisible whitespace.
+// Gap sets the blanks between columns (3 unless set): 2 keeps the layout of the
+// tables that text/tabwriter used to draw.
+func (t *Table) Gap(n int) *Table {
+	t.gap = n
+	return t
+}
+
+// Hidden reports whether the last Render hid column c to fit the terminal.
+func (t *Table) Hidden(c int) bool {
+	return c < len(t.hidden) && t.hidden[c]
+}
+
+func (t *Table) column(c int) *Column {
+	for len(t.cols) <= c {
+		t.cols = append(t.cols, Column{})
+	}
+	return &t.cols[c]
+}
+
+// Render writes the table, and under it the footnote if columns were hidden. Trailing
+// blanks are trimmed from every line so that piped output and golden files carry no
+// invisible whitespace.
 func (t *Table) Render() error {
-	n := len(t.header)
+	n := len(t.cols)
 	for _, r := range t.rows {
 		n = max(n, len(r))
 	}
 	if n == 0 {
 		return nil
 	}
-	align := make([]tw.Align, n)
-	for i := range align {
-		align[i] = tw.AlignLeft
-		if t.right[i] {
-			align[i] = tw.AlignRight
+	t.column(n - 1)
+	hasHeader := false
+	for _, c := range t.cols {
+		hasHeader = hasHeader || c.Header != ""
+	}
+	rows := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		rows[i] = make([]string, n)
+		copy(rows[i], r)
+	}
+	f := newFitter(t.cols, rows, t.gap)
+	l := f.fit(t.st.Width)
+	t.hidden = l.hidden
+
+	var shown []int
+	for c := range n {
+		if !l.hidden[c] {
+			shown = append(shown, c)
 		}
 	}
-	pad := func(cells []string) []string {
-		out := make([]string, n)
-		copy(out, cells)
-		return out
+	align := make([]tw.Align, len(shown))
+	header := make([]string, len(shown))
+	for i, c := range shown {
+		align[i] = tw.AlignLeft
+		if t.cols[c].Right {
+			align[i] = tw.AlignRight
+		}
+		header[i] = t.st.Bold(f.header(c))
 	}
 
 	var buf bytes.Buffer
@@ -85,17 +138,17 @@ func (t *Table) Render() error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: columnGap, Overwrite: true}),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", l.gap), Overwrite: true}),
 	)
-	if len(t.header) > 0 {
-		h := pad(t.header)
-		for i := range h {
-			h[i] = t.st.Bold(h[i])
-		}
-		tbl.Header(h)
+	if hasHeader {
+		tbl.Header(header)
 	}
-	for _, r := range t.rows {
-		if err := tbl.Append(pad(r)); err != nil {
+	for r := range rows {
+		cells := make([]string, len(shown))
+		for i, c := range shown {
+			cells[i] = f.cell(t.st, r, c)
+		}
+		if err := tbl.Append(cells); err != nil {
 			return err
 		}
 	}
@@ -106,6 +159,11 @@ func (t *Table) Render() error {
 	for line := range strings.Lines(buf.String()) {
 		out.WriteString(trimTrailing(strings.TrimRight(line, "\r\n")))
 		out.WriteByte('\n')
+	}
+	if note := f.footnote(); note != "" {
+		for _, line := range wrapLines(note, t.st.Width) {
+			out.WriteString(t.st.Faint(line) + "\n")
+		}
 	}
 	_, err := io.WriteString(t.w, out.String())
 	return err

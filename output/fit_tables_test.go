@@ -1,0 +1,90 @@
+package output
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/health"
+	"github.com/cosmosctl/cosmosctl/workload"
+)
+
+// Rows as a production account gives them, wider than the tidy ones of the golden
+// files: long region names, full endpoints and replica addresses, UUID activity ids,
+// large request charges and error breakdowns.
+
+func realisticDiagnostics() *engine.Diagnostics {
+	return &engine.Diagnostics{
+		Operation: engine.OpRead, Database: "inventory-production", Container: "stock-levels-by-warehouse",
+		ID: "sku-0042-7731-blue-xl", PartitionKey: json.RawMessage(`["warehouse-singapore-02"]`),
+		EffectiveRegions: []string{"Southeast Asia", "Australia Southeast", "Switzerland North"},
+		ExcludedRegions:  []string{"East Asia"},
+		HedgeConfig:      "threshold 300ms, step 100ms",
+		E2ETimeout:       5 * time.Second,
+		Attempts: []engine.Attempt{{
+			N: 1, Region: "Southeast Asia", Endpoint: "https://inventory-prod-southeastasia.documents.azure.com:443/", Reason: engine.ReasonInitial,
+			Start: 0, Duration: 1200 * ms, Outcome: engine.OutcomeCancelled,
+			Error: "cancelled: Australia Southeast answered first",
+		}, {
+			N: 2, Region: "Australia Southeast", Endpoint: "https://inventory-prod-australiasoutheast.documents.azure.com:443/", Reason: engine.ReasonHedge,
+			Start: 300 * ms, Duration: 900 * ms, StatusCode: 200, RequestCharge: 12345.67,
+			ActivityID: "3f2504e0-4f89-41d3-9a0c-0305e82c3301", Outcome: engine.OutcomeWon,
+		}, {
+			N: 3, Region: "Switzerland North", Endpoint: "https://inventory-prod-switzerlandnorth.documents.azure.com:443/", Reason: engine.ReasonHedge,
+			Start: 400 * ms, Duration: 650 * ms, StatusCode: 404, SubStatus: 1002, RequestCharge: 2.86,
+			ActivityID: "9b8f6c1e-27d4-4c55-b0e3-6a1d2f4e8c90", Outcome: engine.OutcomeLost,
+		}},
+		ContactedRegions: []string{"Southeast Asia", "Australia Southeast", "Switzerland North"},
+		RespondedRegions: []string{"Australia Southeast", "Switzerland North"},
+		WinningRegion:    "Australia Southeast", WinningAttempt: 2,
+		RequestCharge: 12348.53,
+		Duration:      1200 * ms,
+		Notes:         []string{"region health: Southeast Asia: 3 timeouts in 40s, unavailable until 12:03:06, then one probe request; moved last"},
+	}
+}
+
+func realisticProbeRows() []ProbeRegion {
+	return []ProbeRegion{
+		{"Southeast Asia", workload.Summary{Count: 123456, Errors: 1234, ErrorRate: 0.01,
+			ErrorsByStatus: map[string]int{"503/0": 1000, "429/3200": 200, "network": 30, "408/0": 4},
+			P50Ms: 2.1, P90Ms: 4.5, P99Ms: 8.25, P999Ms: 1250, MaxMs: 4812, RequestCharge: 1234567.89}},
+		{"Australia Southeast", workload.Summary{Count: 120001, ErrorsByStatus: map[string]int{}, P50Ms: 95, P90Ms: 120, P99Ms: 310, P999Ms: 1900, MaxMs: 2100, RequestCharge: 120001}},
+		{"Switzerland North", workload.Summary{ErrorsByStatus: map[string]int{}}},
+	}
+}
+
+func realisticReplicaRows() []ProbeReplica {
+	addr := func(region, id string) string {
+		return "rntbd://cdb-ms-prod-" + region + "1-be12.documents.azure.com:14070/apps/9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/services/" +
+			"5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9/partitions/0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0/replicas/13284555137412861" + id + "/"
+	}
+	sum := func(n int, p50 float64, errs map[string]int) workload.Summary {
+		e := 0
+		for _, v := range errs {
+			e += v
+		}
+		return workload.Summary{Count: n, Errors: e, ErrorsByStatus: errs, P50Ms: p50, P90Ms: p50 * 2, P99Ms: p50 * 3, P999Ms: p50 * 5, MaxMs: p50 * 9, RequestCharge: float64(n) * 1.24}
+	}
+	return []ProbeReplica{
+		{Region: "Southeast Asia", Range: "0", Address: addr("southeastasia", "2p"), Role: RolePrimary, Health: "connected", InReplicaSet: true, Summary: sum(30871, 2, map[string]int{})},
+		{Region: "Southeast Asia", Range: "0", Address: addr("southeastasia", "3s"), Role: RoleSecondary, Health: healthUnhealthy, InReplicaSet: false,
+			Summary: sum(30864, 1.5, map[string]int{"410/1000": 30000, "503/0": 864})},
+		{Region: "Southeast Asia", Range: "0", Address: addr("southeastasia", "4s"), Role: RoleSecondary, Health: healthUnhealthyPending, InReplicaSet: true, Summary: sum(30860, 2.2, map[string]int{"410/0": 3})},
+		{Region: "Australia Southeast", Range: "0", Address: addr("australiasoutheast", "5p"), Role: RolePrimary, Health: "connected", InReplicaSet: true, Summary: sum(40000, 96, map[string]int{})},
+		{Region: "Switzerland North", Range: "0", Address: addr("switzerlandnorth", "6s"), Role: RoleSecondary, Health: "unknown", InReplicaSet: true, Summary: workload.Summary{ErrorsByStatus: map[string]int{}}},
+	}
+}
+
+var realisticHealthConfig = health.Config{ReadFailures: 2, WriteFailures: 5, HedgeLosses: 5}
+
+func realisticHealthEntries() []health.Entry {
+	ago := func(d time.Duration) time.Time { return healthNow.Add(-d) }
+	return append(healthEntries(),
+		health.Entry{Region: "Southeast Asia", PartitionKeyRangeID: "1207", Kind: health.Write, Status: health.StatusUnavailable,
+			Failures:    map[health.Cause]int{health.Timeout: 12, health.Unavailable: 3, health.Unreachable: 1, health.Gone: 1},
+			LastFailure: ago(26 * time.Hour), UnavailableUntil: healthNow.Add(90 * time.Second), ProbeIntervalMs: 30000, FailedProbes: 7,
+			HedgeLossStreak: 12, LastSuccess: ago(72 * time.Hour)},
+		health.Entry{Region: "Australia Southeast", Kind: health.Read, Status: health.StatusAvailable,
+			Failures: map[health.Cause]int{health.ServerError: 1}, LastFailure: ago(130 * time.Second), LastSuccess: ago(2 * time.Second)},
+	)
+}
