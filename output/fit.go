@@ -37,6 +37,9 @@ type Column struct {
 	Abbrev func(string) string
 	// Min, when set, lets values be cut with an ellipsis down to Min cells.
 	Min int
+	// KeepEnd cuts values at their start rather than their end, for values told apart
+	// by how they end (a replica id).
+	KeepEnd bool
 	// Fill redraws a row's cell at a given width (the diagnostics timeline): the column
 	// takes what the others leave, down to Min. Its appended cells are the full form.
 	Fill func(row, width int) string
@@ -209,9 +212,9 @@ func (f *fitter) cell(st Styles, r, c int) string {
 	case f.cols[c].Fill != nil && w != f.full[c]:
 		return f.cols[c].Fill(r, w)
 	case f.l.abbrev[c]:
-		return st.cut(f.short[c][r], w)
+		return st.cut(f.short[c][r], w, f.cols[c].KeepEnd)
 	default:
-		return st.cut(f.rows[r][c], w)
+		return st.cut(f.rows[r][c], w, f.cols[c].KeepEnd)
 	}
 }
 

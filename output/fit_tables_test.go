@@ -1,7 +1,15 @@
 package output
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/engine"
@@ -45,9 +53,8 @@ func realisticDiagnostics() *engine.Diagnostics {
 
 func realisticProbeRows() []ProbeRegion {
 	return []ProbeRegion{
-		{"Southeast Asia", workload.Summary{Count: 123456, Errors: 1234, ErrorRate: 0.01,
-			ErrorsByStatus: map[string]int{"503/0": 1000, "429/3200": 200, "network": 30, "408/0": 4},
-			P50Ms: 2.1, P90Ms: 4.5, P99Ms: 8.25, P999Ms: 1250, MaxMs: 4812, RequestCharge: 1234567.89}},
+		{"Southeast Asia", workload.Summary{Count: 123456, Errors: 1234, ErrorRate: 0.01, P50Ms: 2.1, P90Ms: 4.5, P99Ms: 8.25, P999Ms: 1250, MaxMs: 4812,
+			RequestCharge: 1234567.89, ErrorsByStatus: map[string]int{"503/0": 1000, "429/3200": 200, "network": 30, "408/0": 4}}},
 		{"Australia Southeast", workload.Summary{Count: 120001, ErrorsByStatus: map[string]int{}, P50Ms: 95, P90Ms: 120, P99Ms: 310, P999Ms: 1900, MaxMs: 2100, RequestCharge: 120001}},
 		{"Switzerland North", workload.Summary{ErrorsByStatus: map[string]int{}}},
 	}
@@ -87,4 +94,190 @@ func realisticHealthEntries() []health.Entry {
 		health.Entry{Region: "Australia Southeast", Kind: health.Read, Status: health.StatusAvailable,
 			Failures: map[health.Cause]int{health.ServerError: 1}, LastFailure: ago(130 * time.Second), LastSuccess: ago(2 * time.Second)},
 	)
+}
+
+// fittedTable is one of the tables the commands print, for the width tests.
+type fittedTable struct {
+	name   string
+	render func(w io.Writer, st Styles) error
+	// header is how the table's header line starts.
+	header string
+	cols   []fittedColumn
+	// full are values that piped output carries whole.
+	full []string
+	// goldens are the widths whose output is kept in testdata/NAME_wWIDTH.golden.
+	goldens []int
+}
+
+type fittedColumn struct {
+	header, short, name string
+	key                 bool
+	elsewhere           string // a value shown under the table when the column is hidden
+}
+
+// diagnosticsColumns are the columns of the diagnostics table of d.
+func diagnosticsColumns(d *engine.Diagnostics) []fittedColumn {
+	span := "0–" + HumanDuration(timelineSpan(d))
+	return []fittedColumn{
+		{header: "#", key: true}, {header: "REGION", key: true}, {header: "REASON"}, {header: "START"},
+		{header: "DURATION", key: true}, {header: "STATUS", key: true}, {header: "RU"}, {header: "OUTCOME", key: true},
+		{header: "TIMELINE " + span, short: span, name: "timeline"}, {header: "ACTIVITY ID"},
+	}
+}
+
+func fittedTables() []fittedTable {
+	var tables []fittedTable
+	for _, tc := range diagnosticsCases {
+		tables = append(tables, fittedTable{
+			name:   "diagnostics_" + tc.name,
+			render: func(w io.Writer, st Styles) error { return WriteDiagnostics(w, tc.d, st) },
+			header: "#  ",
+			cols:   diagnosticsColumns(tc.d),
+		})
+	}
+	return append(tables, fittedTable{
+		name:    "diagnostics_realistic",
+		render:  func(w io.Writer, st Styles) error { return WriteDiagnostics(w, realisticDiagnostics(), st) },
+		header:  "#  ",
+		cols:    diagnosticsColumns(realisticDiagnostics()),
+		full:    []string{"Australia Southeast", "12345.67", "3f2504e0", "404/1002", "━━━━━━━━━━━━━━━━━━━━━━●"},
+		goldens: []int{80, 120},
+	}, fittedTable{
+		name:   "probe_table_realistic",
+		render: func(w io.Writer, st Styles) error { return WriteProbeTable(w, st, realisticProbeRows()) },
+		header: "REGION",
+		cols: []fittedColumn{
+			{header: "REGION", key: true}, {header: "COUNT"}, {header: "ERRORS", key: true}, {header: "P50", key: true},
+			{header: "P90"}, {header: "P99", key: true}, {header: "P99.9"}, {header: "MAX"}, {header: "RU"},
+		},
+		full:    []string{"1234 (503/0×1000, 429/3200×200, network×30, …)", "1234567.89", "123456"},
+		goldens: []int{80},
+	}, fittedTable{
+		name:   "probe_replicas_realistic",
+		render: func(w io.Writer, st Styles) error { return WriteProbeReplicas(w, st, realisticReplicaRows()) },
+		header: "REGION",
+		cols: []fittedColumn{
+			{header: "REGION", key: true}, {header: "RANGE"}, {header: "REPLICA", key: true}, {header: "ROLE"},
+			{header: "HEALTH", key: true}, {header: "COUNT"}, {header: "ERRORS", key: true}, {header: "P50", key: true},
+			{header: "P90"}, {header: "P99", key: true}, {header: "P99.9"}, {header: "MAX"}, {header: "RU"},
+		},
+		full:    []string{realisticReplicaRows()[0].Address, "unhealthy (removed)", "30864 (410/1000×30000, 503/0×864)", "38280.04"},
+		goldens: []int{80, 100},
+	}, fittedTable{
+		name: "health_table_realistic",
+		render: func(w io.Writer, st Styles) error {
+			return WriteHealthTable(w, st, realisticHealthEntries(), realisticHealthConfig, healthNow)
+		},
+		header: "REGION",
+		cols: []fittedColumn{
+			{header: "REGION", key: true}, {header: "RANGE", key: true}, {header: "KIND", key: true}, {header: "STATUS", key: true},
+			{header: "FAILURES", key: true}, {header: "LAST FAILURE"}, {header: "UNAVAILABLE UNTIL", short: "UNTIL"},
+			{header: "HEDGE LOSSES", short: "LOSSES"}, {header: "LAST SUCCESS"},
+			{header: "NOTE", elsewhere: "period 30s"},
+		},
+		full:    []string{"12 timeouts, 3 503s, 1 unreachable, 1 410", "Mar 3 10:03:04 (26h ago)", "12:04:34 (in 1m30s)"},
+		goldens: []int{80, 100},
+	})
+}
+
+// TestEveryTableFitsTheTerminal renders each table at the widths of common terminals
+// and piped, with and without colour: no line is wider than the terminal, the key
+// columns are always there, the footnote names exactly the columns that are not, and
+// piped output has every column with every value whole.
+func TestEveryTableFitsTheTerminal(t *testing.T) {
+	localUTC(t)
+	for _, tt := range fittedTables() {
+		for _, width := range []int{60, 80, 100, 120, 0} {
+			for _, colour := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s at %d, colour %v", tt.name, width, colour), func(t *testing.T) {
+					var buf bytes.Buffer
+					st := NewStyles(&buf, colour, false)
+					st.Width = width
+					if err := tt.render(&buf, st); err != nil {
+						t.Fatal(err)
+					}
+					out := stripANSI(buf.String())
+					assertFits(t, out, width)
+					if !colour && slices.Contains(tt.goldens, width) {
+						golden(t, fmt.Sprintf("%s_w%d", tt.name, width), buf.Bytes())
+					}
+					checkColumns(t, tt, out, width)
+				})
+			}
+		}
+	}
+}
+
+// checkColumns checks which of tt's columns out shows against its footnote.
+func checkColumns(t *testing.T, tt fittedTable, out string, width int) {
+	t.Helper()
+	var header string
+	lines := strings.Split(out, "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, tt.header) {
+			header = l
+			break
+		}
+	}
+	if header == "" {
+		t.Fatalf("no header line starting %q in\n%s", tt.header, out)
+	}
+	shown := map[string]bool{}
+	for _, h := range regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(header), -1) {
+		shown[h] = true
+	}
+	var hidden []string
+	for _, c := range tt.cols {
+		switch {
+		case shown[c.header] || (c.short != "" && shown[c.short]):
+		case c.key:
+			t.Errorf("key column %s missing at width %d:\n%s", c.header, width, out)
+		case c.elsewhere != "":
+			if !strings.Contains(out, c.elsewhere) {
+				t.Errorf("column %s hidden at width %d, but %q is not under the table:\n%s", c.header, width, c.elsewhere, out)
+			}
+		default:
+			hidden = append(hidden, cmp.Or(c.name, strings.ToLower(c.header)))
+		}
+	}
+	note := footnoteOf(out)
+	if width == 0 {
+		if note != "" || len(hidden) > 0 {
+			t.Errorf("piped output hides %v (footnote %q)", hidden, note)
+		}
+		for _, v := range tt.full {
+			if !strings.Contains(out, v) {
+				t.Errorf("piped output lacks %q:\n%s", v, out)
+			}
+		}
+		return
+	}
+	if len(hidden) == 0 {
+		if note != "" {
+			t.Errorf("nothing hidden at width %d, yet the footnote %q", width, note)
+		}
+		return
+	}
+	want := fmt.Sprintf("(%d column", len(hidden))
+	if !strings.HasPrefix(note, want) || !strings.Contains(note, "hidden: "+strings.Join(hidden, ", ")+";") {
+		t.Errorf("at width %d columns %v are hidden, but the footnote says %q", width, hidden, note)
+	}
+}
+
+// footnoteOf is the footnote in out, its lines joined; "" when there is none.
+func footnoteOf(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "(") && strings.Contains(l+" "+strings.Join(lines[i+1:min(i+3, len(lines))], " "), "hidden:") {
+			var b []string
+			for _, l := range lines[i:] {
+				b = append(b, l)
+				if strings.HasSuffix(l, ")") {
+					break
+				}
+			}
+			return strings.Join(b, " ")
+		}
+	}
+	return ""
 }

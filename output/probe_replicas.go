@@ -37,15 +37,16 @@ type ProbeReplica struct {
 // WriteProbeReplicas writes the per-replica table of `cosmosctl probe --replicas`: REGION,
 // RANGE, REPLICA (its address), ROLE, HEALTH, then the columns of the region table. On a
 // narrow terminal the address is the first to give way, to the replica's id (the last
-// part of the address, unique in its partition); the range goes with the request charge
-// (one probe item: one range per region), the role after the summary columns (the id
-// ends in p for the primary, s for a secondary).
+// part of the address, unique in its partition; cut at its start if need be, since ids
+// differ in their last digits); the range goes with the request charge (one probe
+// item: one range per region), the role with the p99.9 (the id ends in p for the
+// primary, s for a secondary).
 func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 	cols := []Column{
 		{Header: "REGION", Key: true, Priority: 9, Min: 10},
 		{Header: "RANGE", Priority: 1},
-		{Header: "REPLICA", Key: true, Priority: 0, Abbrev: replicaID},
-		{Header: "ROLE", Priority: 7},
+		{Header: "REPLICA", Key: true, Priority: 9, Abbrev: replicaID, Min: 10, KeepEnd: true},
+		{Header: "ROLE", Priority: 2},
 		{Header: "HEALTH", Key: true, Priority: 8, Min: 9},
 	}
 	t := NewTableOf(w, st, append(cols, summaryColumns...)...)

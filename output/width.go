@@ -47,15 +47,19 @@ func (s Styles) ellipsis() string {
 	return "…"
 }
 
-// cut shortens s to width cells, ending in an ellipsis when anything was taken off.
-// Colour in s survives the cut.
-func (s Styles) cut(text string, width int) string {
-	if displayWidth(text) <= width {
+// cut shortens text to width cells, with an ellipsis where something was taken off:
+// at the end, or at the start when keepEnd. Colour in text survives the cut.
+func (s Styles) cut(text string, width int, keepEnd bool) string {
+	w := displayWidth(text)
+	if w <= width {
 		return text
 	}
 	tail := s.ellipsis()
 	if width <= displayWidth(tail) {
-		return ansi.Truncate(text, width, "")
+		tail = ""
+	}
+	if keepEnd {
+		return ansi.TruncateLeft(text, w-width+displayWidth(tail), tail)
 	}
 	return ansi.Truncate(text, width, tail)
 }
