@@ -233,3 +233,22 @@ func TestTextWidthErrsWide(t *testing.T) {
 		t.Error("bold is wider")
 	}
 }
+
+func TestCDFChartFitsTheTerminal(t *testing.T) {
+	for _, tc := range []struct{ width, plot int }{{0, 60}, {200, 60}, {120, 60}, {100, 60}, {80, 49}, {60, 29}} {
+		if got := CDFWidth(tc.width); got != tc.plot {
+			t.Errorf("CDFWidth(%d) = %d, want %d", tc.width, got, tc.plot)
+		}
+		if tc.width == 0 {
+			continue
+		}
+		var b bytes.Buffer
+		if err := WriteCDF(&b, series(), CDFWidth(tc.width), 14, Styles{}); err != nil {
+			t.Fatal(err)
+		}
+		assertFits(t, b.String(), tc.width)
+		if !strings.Contains(b.String(), "(latency, log scale)") {
+			t.Errorf("at %d the axis lost its title:\n%s", tc.width, b.String())
+		}
+	}
+}

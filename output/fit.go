@@ -230,9 +230,9 @@ func (f *fitter) footnote() string {
 	case 0:
 		return ""
 	case 1:
-		return fmt.Sprintf("(1 column hidden: %s; widen the terminal or pipe the output to see it)", names[0])
+		return fmt.Sprintf("(1 column hidden: %s; a wider terminal or a pipe shows it)", names[0])
 	}
-	return fmt.Sprintf("(%d columns hidden: %s; widen the terminal or pipe the output to see them)", len(names), strings.Join(names, ", "))
+	return fmt.Sprintf("(%d columns hidden: %s; a wider terminal or a pipe shows them)", len(names), strings.Join(names, ", "))
 }
 
 // EndpointHost abbreviates an endpoint to the part that tells accounts and regions

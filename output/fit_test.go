@@ -55,23 +55,22 @@ func TestTableFitsTheWidth(t *testing.T) {
 			"REGION          STATUS  NOTE                        LATENCY  BAR\n" +
 			"Southeast Asia  200     effective #1; write region     12ms  ====================\n" +
 			"East US         503     -                             1.20s  ====================\n" +
-			"(1 column hidden: endpoint; widen the terminal or pipe the output to see it)\n"},
+			"(1 column hidden: endpoint; a wider terminal or a pipe shows it)\n"},
 		{"a column with a Min is cut with an ellipsis at its turn", 60, "" +
 			"REGION          STATUS  NOTE                   LATENCY  BAR\n" +
 			"Southeast Asia  200     effective #1; writ...     12ms  ====\n" +
 			"East US         503     -                        1.20s  ====\n" +
-			"(1 column hidden: endpoint; widen the terminal or pipe the\n" +
-			"output to see it)\n"},
+			"(1 column hidden: endpoint; a wider terminal or a pipe shows\n" +
+			"it)\n"},
 		{"key columns stay, cut no further than their Min, however narrow", 20, "" +
 			"REGION        STATUS\n" +
 			"Southeast...  200\n" +
 			"East US       503\n" +
 			"(4 columns hidden:\n" +
 			"endpoint, note,\n" +
-			"latency, bar; widen\n" +
-			"the terminal or pipe\n" +
-			"the output to see\n" +
-			"them)\n"},
+			"latency, bar; a\n" +
+			"wider terminal or a\n" +
+			"pipe shows them)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := fitTable(t, Styles{ASCII: true, Width: tc.width})
@@ -109,7 +108,7 @@ func TestTableEqualPrioritiesGiveWayRightToLeft(t *testing.T) {
 	if err := tb.Render(); err != nil {
 		t.Fatal(err)
 	}
-	want := "NAME  FIRST  SECOND\n" + "a     1      2\n" + "(1 column hidden:\nthird; widen the\nterminal or pipe the\noutput to see it)\n"
+	want := "NAME  FIRST  SECOND\n" + "a     1      2\n" + "(1 column hidden:\nthird; a wider\nterminal or a pipe\nshows it)\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
