@@ -92,6 +92,11 @@ Output
                                  [--no-color]. TERM=dumb turns colour off too, and
                                  an LC_ALL, LC_CTYPE or LANG that names a character
                                  set other than UTF-8 turns off box-drawing symbols
+  COLUMNS                        on a terminal, the width tables fit in (default: the
+                                 terminal's own); narrower tables hide their least
+                                 important columns and say which. Piped output is
+                                 never narrowed: pipe it, or set COLUMNS wide, to
+                                 see every column
 
 What commands remember (cosmosctl help health)
   COSMOSCTL_HEALTH_MEMORY        on (default) or off: off neither uses nor updates the

@@ -198,6 +198,15 @@ func TestEveryTableFitsTheTerminal(t *testing.T) {
 					}
 					out := stripANSI(buf.String())
 					assertFits(t, out, width)
+					if colour {
+						var plain bytes.Buffer
+						if err := tt.render(&plain, Styles{Width: width}); err != nil {
+							t.Fatal(err)
+						}
+						if out != plain.String() {
+							t.Errorf("colour changed the layout at %d:\n%s\nvs\n%s", width, out, plain.String())
+						}
+					}
 					if !colour && slices.Contains(tt.goldens, width) {
 						golden(t, fmt.Sprintf("%s_w%d", tt.name, width), buf.Bytes())
 					}
