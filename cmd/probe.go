@@ -73,7 +73,7 @@ that was already there is read and left as it was, and so is an item named by
 --id and --pk: they write nothing. A sick region does not stop the
 probe: the item is looked for region by region (the next one is asked as soon
 as one fails or is slow to answer) and created through the write region, each
-of these requests bounded by the timeout (at most 2s); if it can be neither read
+of these requests bounded by the timeout (within 1s to 2s); if it can be neither read
 nor created, the probe runs anyway, a notice on stderr says why, and its errors
 are in the table.
 

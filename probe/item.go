@@ -24,16 +24,21 @@ import (
 // neither read nor created the probe still runs: its errors are data, in the table,
 // and one notice on stderr says why the set-up did not complete.
 const (
+	minSetUpAttempt = time.Second
 	maxSetUpAttempt = 2 * time.Second
 	minSetUpBound   = 3 * time.Second
 	maxSetUpBound   = 10 * time.Second
 )
 
 // setUpBounds are the bounds of the set-up of a probe whose requests are bounded by
-// timeout: each request at most timeout and at most maxSetUpAttempt, the whole about
-// timeout, within [minSetUpBound, maxSetUpBound].
+// timeout: each request about timeout, within [minSetUpAttempt, maxSetUpAttempt], the
+// whole about timeout, within [minSetUpBound, maxSetUpBound]. The set-up is more
+// patient than a tight probe timeout: a probe measuring a 300 ms bound still needs its
+// item, and a write region a continent away (or a busy machine) can take longer than
+// that to create it; a hung region costs the set-up no more for it, since the
+// existence read takes the first region that answers.
 func setUpBounds(timeout time.Duration) (attempt, whole time.Duration) {
-	return min(timeout, maxSetUpAttempt), min(max(timeout, minSetUpBound), maxSetUpBound)
+	return min(max(timeout, minSetUpAttempt), maxSetUpAttempt), min(max(timeout, minSetUpBound), maxSetUpBound)
 }
 
 // probeItem returns the read operation of the probe: Options.ID and PartitionKey as

@@ -19,7 +19,8 @@ func TestSetUpBounds(t *testing.T) {
 	for _, tc := range []struct {
 		timeout, attempt, whole time.Duration
 	}{
-		{300 * time.Millisecond, 300 * time.Millisecond, 3 * time.Second},
+		{300 * time.Millisecond, time.Second, 3 * time.Second},
+		{1500 * time.Millisecond, 1500 * time.Millisecond, 3 * time.Second},
 		{DefaultTimeout, 2 * time.Second, DefaultTimeout},
 		{30 * time.Second, 2 * time.Second, 10 * time.Second},
 	} {

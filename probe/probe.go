@@ -71,7 +71,7 @@ type Options struct {
 	// ctx ends.
 	Schedule workload.Schedule
 	// Timeout bounds every probe request; 0 means DefaultTimeout. The set-up's requests
-	// get at most 2s each (see setUpBounds).
+	// get 1s to 2s each (see setUpBounds).
 	Timeout time.Duration
 	// Watch redraws the table every second while probing, with the last 10 seconds'
 	// table under it.
