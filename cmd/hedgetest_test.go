@@ -216,8 +216,10 @@ func TestHedgeTestWriteRegionDownTable(t *testing.T) {
 func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
 	isolate(t)
 	// The first region never answers: each read there waits out its attempt timeout
-	// (capped small here) and goes on, until region health moves the region last.
-	r := cosmosctl(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "200ms", "--count", "30", "--concurrency", "4", "--items", "4",
+	// (capped small here, with room for a loaded machine: the other regions take up to
+	// 90 ms, more under the race detector) and goes on, until region health moves the
+	// region last.
+	r := cosmosctl(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "400ms", "--count", "30", "--concurrency", "4", "--items", "4",
 		"--strategies", "none,threshold=50ms/20ms,fanout,adaptive", "-o", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.errOut)
