@@ -243,9 +243,12 @@ func readAADTokenFile(path string) (string, error) {
 }
 
 func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg emulator.Config) error {
+	if err := checkDataDirFree(ctx, &cfg); err != nil {
+		return err
+	}
 	srv, err := emulator.Start(cfg, emulator.Options{})
 	if err != nil {
-		return &UsageError{Err: err}
+		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}
 	defer srv.Close()
 	st := srv.State()
@@ -253,6 +256,15 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	endpoint := localURL(srv.Endpoint(), wildcard)
 	for i := range st.Regions {
 		st.Regions[i].Endpoint = localURL(st.Regions[i].Endpoint, wildcard)
+	}
+	if cfg.DataDir != "" {
+		// Data commands with no account configured use the data where this serves it,
+		// when it is the embedded emulator's directory (see embedded_share.go).
+		rec := newServingRecord(srv, cfg.DataDir, "cosmosctl emulator", false, endpoint, st.Regions)
+		if err := writeServingRecord(cfg.DataDir, rec); err != nil {
+			fmt.Fprintf(io.ErrOut, "warning: other commands cannot find this emulator's data: %v\n", err)
+		}
+		defer markStopped(cfg.DataDir, rec) // before srv.Close lets go of the data
 	}
 	if opts.Output == "json" {
 		out := struct {

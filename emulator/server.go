@@ -71,6 +71,10 @@ type Options struct {
 	// Notices receives what a start has to tell about the data file, such as records it
 	// could not read and skipped; nil is os.Stderr.
 	Notices io.Writer
+	// DataLockWait bounds the wait for another process to release the data file of
+	// Config.DataDir; 0 is DefaultDataLockWait. A caller that looks for the holder in
+	// between attempts waits less.
+	DataLockWait time.Duration
 
 	// testServeHook, when set, runs first for every request (tests make it panic).
 	testServeHook func(*http.Request)
@@ -111,7 +115,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	}
 	var d *disk
 	if cfg.DataDir != "" {
-		if d, err = openDisk(cfg.DataDir); err != nil {
+		if d, err = openDisk(cfg.DataDir, opts.DataLockWait); err != nil {
 			return nil, err
 		}
 	}
