@@ -38,7 +38,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
 	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
-	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, keep data in memory instead of the user's cache directory")
+	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, use one of this command's own with data in memory, not the data that commands share in the user's cache directory")
 	fl.BoolVar(&f.noReplicaHealth, "no-replica-health", false, "direct mode: ignore replica health when choosing a replica (for comparison only)")
 }
 

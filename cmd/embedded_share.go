@@ -465,14 +465,17 @@ func (d *embeddedData) takeOver(notSent bool) (retry bool, err error) {
 		}
 		err := d.serve(&old, false)
 		var inUse *emulator.DataInUseError
+		var taken *emulator.ListenError
 		switch {
 		case err == nil:
 			if gone != "" {
 				fmt.Fprintf(d.notices, "%sthis command serves its data now\n", gone)
 			}
 			return true, nil
+		case errors.As(err, &taken):
+			return fail("%s, which served the embedded emulator, stopped, and this command cannot serve its data on the same ports (%s is taken now): run the command again", old.who(), taken.Addr)
 		case !errors.As(err, &inUse):
-			return fail("%s, which served the embedded emulator, stopped, and this command cannot serve its data on the same ports (%v): run the command again", old.who(), err)
+			return fail("%s, which served the embedded emulator, stopped, and this command cannot serve its data (%v): run the command again", old.who(), err)
 		case time.Now().After(deadline):
 			return fail("%s, which served the embedded emulator, stopped, and another process holds its data in %s without serving it: run the command again when that one ends, or use --ephemeral, or set COSMOSCTL_EMULATOR_DATA to another directory", old.who(), d.dir)
 		}

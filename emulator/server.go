@@ -58,6 +58,20 @@ type Region struct {
 	Write    bool   `json:"write"`
 }
 
+// ListenError is Start's error when an endpoint cannot listen on its port. Its message
+// names the flag of `cosmosctl emulator`; callers with other flags say it their own way.
+type ListenError struct {
+	What string // "global endpoint", "region West US"
+	Addr string // host:port
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("%s cannot listen on %s: %v (choose another --port, or 0 for free ports)", e.What, e.Addr, e.Err)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // Options are the parts of a start that cannot come from a scenario file.
 type Options struct {
 	// Clock drives replication lag, fault time windows and replica moves; nil is the
@@ -180,7 +194,7 @@ func (s *Server) listen() error {
 			if region >= 0 {
 				what = "region " + name
 			}
-			return nil, fmt.Errorf("%s cannot listen on %s:%d: %v (choose another --port, or 0 for free ports)", what, s.cfg.Host, port, err)
+			return nil, &ListenError{What: what, Addr: net.JoinHostPort(s.cfg.Host, strconv.Itoa(port)), Err: err}
 		}
 		ep := &endpoint{region: region, name: name}
 		// The global endpoint answers as the write region (a real account's global DNS
