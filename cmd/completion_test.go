@@ -124,7 +124,7 @@ func TestEnumFlagCompletion(t *testing.T) {
 		{[]string{"emulator", "fault", "add", "--effect", ""}, []string{"delay", "status", "hang", "refuse", "drop-response"}},
 		{[]string{"config", "set", "hedging.mode", ""}, []string{"off", "threshold", "adaptive"}},
 		{[]string{"completion", ""}, []string{"bash", "fish", "powershell", "zsh"}},
-		{[]string{"help", "e"}, []string{"emulator", "environment", "exit-codes"}},
+		{[]string{"help", "e"}, []string{"emulator", "embedded-emulator", "environment", "exit-codes"}},
 		{[]string{"hedge-test", "--strategies", "none,"}, []string{"none,threshold=500ms/100ms", "none,fanout", "none,adaptive", "none,adaptive=10%"}},
 	}
 	for _, c := range cases {

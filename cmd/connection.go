@@ -38,7 +38,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
 	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
-	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, keep data in memory instead of the user's cache directory")
+	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, use one of this command's own with data in memory, not the data that commands share in the user's cache directory")
 	fl.BoolVar(&f.noReplicaHealth, "no-replica-health", false, "direct mode: ignore replica health when choosing a replica (for comparison only)")
 }
 
@@ -62,11 +62,15 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	return s, nil
 }
 
-// session is a connected engine, and the embedded emulator behind it if there is one.
+// session is a connected engine, and the embedded emulator behind it if there is one:
+// embedded is an emulator of this process's own (--ephemeral), which the command may
+// change (hedge-test's scenarios); shared is the persistent data, which other commands
+// may use at the same time.
 type session struct {
 	client   *engine.Client
 	settings config.Settings
 	embedded *emulator.Server
+	shared   *embeddedData
 	memory   *memory
 }
 
@@ -89,39 +93,23 @@ func (s *session) Close() {
 	if s.embedded != nil {
 		s.embedded.Close()
 	}
+	if s.shared != nil {
+		s.shared.Close()
+	}
 }
 
 // connect builds the engine for the resolved settings. With no endpoint configured
-// anywhere it starts the emulator inside this process and says so, once, on stderr.
+// anywhere it uses the embedded emulator (connectEmbedded).
 func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Settings) (*session, error) {
 	sess := &session{settings: s}
 	endpoint := s.Endpoint
 	var cred cosmos.Credential
 	if !s.Configured() {
-		if s.Auth == config.AuthAAD {
-			// Azure AD means a real account: running against the local emulator instead
-			// (which takes its key only) would hide a forgotten endpoint.
-			return nil, usageErrorf("auth is aad (%s) but no account endpoint is configured: set --endpoint, COSMOSCTL_ENDPOINT or a profile; the embedded emulator takes its key only", s.Source("auth"))
-		}
-		srv, where, err := startEmbedded(f.ephemeral)
-		if err != nil {
-			return nil, fmt.Errorf("starting the embedded emulator: %w", err)
-		}
-		sess.embedded = srv
-		endpoint = srv.Endpoint()
-		mk, err := cosmos.NewMasterKey(srv.Key())
-		if err != nil {
+		var err error
+		if endpoint, cred, err = f.connectEmbedded(ctx, io, sess); err != nil {
 			sess.Close()
-			return nil, &UsageError{Err: fmt.Errorf("the key of the embedded emulator: %v", err)}
+			return nil, err
 		}
-		cred = mk
-		if sess.settings.Database == "" {
-			sess.settings.Database = embeddedDatabase
-		}
-		if sess.settings.Container == "" {
-			sess.settings.Container = embeddedContainer
-		}
-		fmt.Fprintf(io.ErrOut, "cosmosctl: no account configured; using the embedded emulator (3 regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.\n", where)
 	} else {
 		var err error
 		if cred, err = credential(ctx, s); err != nil {
@@ -129,6 +117,9 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 		}
 	}
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent()}
+	if sess.shared != nil && sess.shared.attached() {
+		tr.HTTP = sess.shared.client(tr.HTTP)
+	}
 	// An embedded emulator listens on new ports every run: nothing about it is worth
 	// remembering. A configured account's topology is always remembered (it only saves
 	// a lookup); its region health and learned latencies unless health memory is off.

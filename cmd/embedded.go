@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,8 +56,8 @@ type embeddedOption func(*emulator.Config)
 // writes go when the write region is down.
 func embeddedMultiWrite(c *emulator.Config) { c.MultiWrite = true }
 
-// startEmbedded starts the emulator inside this process on free loopback ports.
-func startEmbedded(ephemeral bool, opts ...embeddedOption) (*emulator.Server, string, error) {
+// embeddedConfig is the embedded emulator's configuration, data in memory.
+func embeddedConfig(opts ...embeddedOption) emulator.Config {
 	cfg := emulator.Config{
 		Port:    0,
 		Latency: embeddedLatencies,
@@ -66,20 +68,74 @@ func startEmbedded(ephemeral bool, opts ...embeddedOption) (*emulator.Server, st
 	for _, o := range opts {
 		o(&cfg)
 	}
-	where := "in memory (--ephemeral)"
-	if !ephemeral {
+	return cfg
+}
+
+// startEmbedded starts an emulator of this process's own, data in memory, on free
+// loopback ports: for --ephemeral and hedge-test's scratch accounts, which nobody
+// shares. The persistent data is opened by openEmbeddedData instead.
+func startEmbedded(opts ...embeddedOption) (*emulator.Server, error) {
+	return emulator.Start(embeddedConfig(opts...), emulator.Options{})
+}
+
+// connectEmbedded is connect with no account configured anywhere: the embedded
+// emulator, data in memory (--ephemeral) or the persistent data that commands share
+// (served by this process, or by another one that serves it already). It fills in the
+// session and returns the endpoint and credential for the engine.
+func (f *connFlags) connectEmbedded(ctx context.Context, io *IOStreams, sess *session) (string, cosmos.Credential, error) {
+	if sess.settings.Auth == config.AuthAAD {
+		// Azure AD means a real account: running against the local emulator instead
+		// (which takes its key only) would hide a forgotten endpoint.
+		return "", nil, usageErrorf("auth is aad (%s) but no account endpoint is configured: set --endpoint, COSMOSCTL_ENDPOINT or a profile; the embedded emulator takes its key only", sess.settings.Source("auth"))
+	}
+	var endpoint, key, where, servedBy string
+	var regions int
+	if f.ephemeral {
+		srv, err := startEmbedded()
+		if err != nil {
+			return "", nil, fmt.Errorf("starting the embedded emulator: %w", err)
+		}
+		sess.embedded = srv
+		endpoint, key, where, regions = srv.Endpoint(), srv.Key(), "in memory (--ephemeral)", len(srv.Regions())
+	} else {
 		dir, err := embeddedDataDir()
 		if err != nil {
-			return nil, "", err
+			return "", nil, err
 		}
-		cfg.DataDir = dir
-		where = "data in " + dir
+		data, err := openEmbeddedData(ctx, dir, "cosmosctl "+f.flags.Name(), io.ErrOut)
+		if err != nil {
+			var eu *embeddedUnavailableError
+			if errors.As(err, &eu) || ctx.Err() != nil {
+				return "", nil, err
+			}
+			return "", nil, fmt.Errorf("starting the embedded emulator: %w", err)
+		}
+		sess.shared = data
+		endpoint, key, where, regions = data.endpoint(), data.key(), "data in "+data.dir, len(data.rec.Regions)
+		if data.attached() {
+			servedBy = data.rec.who()
+		}
 	}
-	srv, err := emulator.Start(cfg, emulator.Options{})
+	mk, err := cosmos.NewMasterKey(key)
 	if err != nil {
-		return nil, "", err
+		return "", nil, &UsageError{Err: fmt.Errorf("the key of the embedded emulator: %v", err)}
 	}
-	return srv, where, nil
+	if sess.settings.Database == "" {
+		sess.settings.Database = embeddedDatabase
+	}
+	if sess.settings.Container == "" {
+		sess.settings.Container = embeddedContainer
+	}
+	switch {
+	case embeddedNoticeDue(io, f.diagnostics, where):
+		if servedBy != "" {
+			where += ", served by " + servedBy
+		}
+		fmt.Fprintf(io.ErrOut, "cosmosctl: no account configured; using the embedded emulator (%d regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.\n", regions, where)
+	case servedBy != "":
+		fmt.Fprintf(io.ErrOut, "cosmosctl: using the embedded emulator served by %s\n", servedBy)
+	}
+	return endpoint, mk, nil
 }
 
 // embeddedClient builds an engine client for another embedded emulator the way connect
@@ -92,7 +148,7 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 	if err != nil {
 		return nil, nil, fmt.Errorf("the key of the embedded emulator: %v", err)
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: "cosmosctl/" + version}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: userAgent()}
 	hs, err := health.New(health.Config{}, clock.Real{})
 	if err != nil {
 		return nil, nil, err

@@ -81,7 +81,12 @@ after it started. Handler panics and server errors are logged on stderr.
 
 Data is kept in memory unless --data-dir is given; then every acknowledged write
 is on disk before it is acknowledged, and survives a restart or a kill -9. A record
-that cannot be read at start is skipped with a notice, not a refusal to start.`,
+that cannot be read at start is skipped with a notice, not a refusal to start.
+While it runs it says in DIR/serving.json where it serves the data: a second
+emulator on the same directory is refused at once, naming this one, and when DIR
+is the embedded emulator's (COSMOSCTL_EMULATOR_DATA, or its default), data
+commands with no account configured use this emulator (see cosmosctl help
+embedded-emulator).`,
 		Example: `  # three regions on ports 8081 (global), 8082-8084, database "app", container "items"
   cosmosctl emulator
 
@@ -119,7 +124,7 @@ that cannot be read at start is skipped with a notice, not a refusal to start.`,
 	f.StringVar(&opts.Container, "container", "items", `container to pre-create in --database ("" for none)`)
 	f.StringSliceVar(&opts.PartitionKey, "partition-key", []string{"/pk"}, "partition key path(s) of the pre-created container; several paths make a hierarchical key")
 	f.StringVar(&opts.Scenario, "scenario", "", "TOML scenario file: regions, latencies, faults, containers (flags given explicitly win)")
-	f.StringVar(&opts.DataDir, "data-dir", "", "persist data in this directory (default: in memory)")
+	f.StringVar(&opts.DataDir, "data-dir", "", "persist data in this directory, and say so in its serving.json for other cosmosctl commands (default: in memory)")
 	f.StringVar(&opts.KeyFile, "key-file", "", "file holding the account key to require (default: the well-known emulator key)")
 	f.BoolVar(&opts.InsecureKey, "insecure-public-key", false, "allow a non-loopback --host with the public well-known key: anyone who can reach the emulator can use it")
 	f.StringVar(&opts.AADTokenFile, "aad-token-file", "", "file holding the one Azure AD token to accept as type=aad (any string; for testing --auth aad; default: refuse Azure AD requests)")
@@ -243,9 +248,12 @@ func readAADTokenFile(path string) (string, error) {
 }
 
 func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg emulator.Config) error {
+	if err := checkDataDirFree(ctx, &cfg); err != nil {
+		return err
+	}
 	srv, err := emulator.Start(cfg, emulator.Options{})
 	if err != nil {
-		return &UsageError{Err: err}
+		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}
 	defer srv.Close()
 	st := srv.State()
@@ -253,6 +261,15 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	endpoint := localURL(srv.Endpoint(), wildcard)
 	for i := range st.Regions {
 		st.Regions[i].Endpoint = localURL(st.Regions[i].Endpoint, wildcard)
+	}
+	if cfg.DataDir != "" {
+		// Data commands with no account configured use the data where this serves it,
+		// when it is the embedded emulator's directory (see embedded_share.go).
+		rec := newServingRecord(srv, cfg.DataDir, "cosmosctl emulator", false, endpoint, st.Regions)
+		if err := writeServingRecord(cfg.DataDir, rec); err != nil {
+			fmt.Fprintf(io.ErrOut, "warning: other commands cannot find this emulator's data: %v\n", err)
+		}
+		defer markStopped(cfg.DataDir, rec) // before srv.Close lets go of the data
 	}
 	if opts.Output == "json" {
 		out := struct {

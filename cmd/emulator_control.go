@@ -97,6 +97,9 @@ func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 			fmt.Fprintf(tw, "multi-write\t%v\n", st.MultiWrite)
 			fmt.Fprintf(tw, "replication lag\t%s\n", st.ReplicationLag)
 			fmt.Fprintf(tw, "persistent\t%v\n", st.Persistent)
+			if st.DataDir != "" {
+				fmt.Fprintf(tw, "data\t%s\n", st.DataDir)
+			}
 			for _, r := range st.Regions {
 				role := "read"
 				if r.Write {

@@ -40,7 +40,7 @@ var exitCodeHelp = []struct {
 	{ExitThrottled, "throttled (429) after retries"},
 	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408"},
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
-	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure"},
+	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
 	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},
@@ -120,7 +120,8 @@ func ExitCode(err error) int {
 		return ExitError
 	}
 	var ne *cosmos.NetworkError
-	if errors.As(err, &ne) {
+	var eu *embeddedUnavailableError
+	if errors.As(err, &ne) || errors.As(err, &eu) {
 		return ExitUnavailable
 	}
 	return ExitError

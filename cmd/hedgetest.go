@@ -542,7 +542,7 @@ func (o *hedgeTestOptions) runWrites(ctx context.Context, io *IOStreams, sess *s
 	if err != nil {
 		return nil, err
 	}
-	srv, _, err := startEmbedded(true, embeddedMultiWrite)
+	srv, err := startEmbedded(embeddedMultiWrite)
 	if err != nil {
 		return nil, fmt.Errorf("starting the multi-write embedded emulator: %w", err)
 	}

@@ -18,6 +18,7 @@ func newHelpTopics() []*cobra.Command {
 		{Use: "environment", Short: "Environment variables cosmosctl reads", Long: environmentHelp},
 		{Use: "configuration", Short: "The profiles file: its path, every setting, and precedence", Long: configurationHelp},
 		{Use: "scenarios", Short: "Emulator scenario files: regions, latency, faults, replica moves", Long: scenariosText()},
+		{Use: "embedded-emulator", Short: "The emulator used with no account configured: its data, sharing it, its notice", Long: embeddedEmulatorHelp},
 	}
 }
 
@@ -114,8 +115,9 @@ The config file
 
 The emulator
   COSMOSCTL_EMULATOR_DATA        where the embedded emulator (used when no account is
-                                 configured) keeps its data; default: cosmosctl/emulator
-                                 in the user cache directory
+                                 configured) keeps its data, shared by the commands
+                                 running at once; default: cosmosctl/emulator in the
+                                 user cache directory
   COSMOSCTL_EMULATOR_ENDPOINT    the running emulator that cosmosctl emulator status,
                                  fault, latency, replication and failover talk to
                                  [--endpoint]; default http://127.0.0.1:8081. They sign
@@ -130,6 +132,53 @@ Examples:
   COSMOSCTL_ATTEMPT_TIMEOUT=1s COSMOSCTL_HEALTH_MEMORY=off cosmosctl read order-1 --pk tenant-7
   COSMOSCTL_EXCLUDE_REGIONS="East US" cosmosctl read order-1 --pk tenant-7
   COSMOSCTL_KEY_FILE= cosmosctl config show        # ignore a key file set earlier
+`
+
+const embeddedEmulatorHelp = `With no account endpoint anywhere (no --endpoint, COSMOSCTL_ENDPOINT or
+profile), data commands use an emulator built into cosmosctl: East US, West US
+and North Europe with realistic latencies (about 2 ms, 62 ms and 75 ms), database
+"app", container "items" partitioned by /pk.
+
+ITS DATA
+  The data persists in $COSMOSCTL_EMULATOR_DATA, else cosmosctl/emulator in the
+  user cache directory, so that create then read in two invocations work.
+  --ephemeral gives a command an emulator of its own, data in memory, gone when
+  it ends; hedge-test always runs on such scratch emulators.
+
+COMMANDS AT ONCE
+  The first command that opens the data serves it on loopback ports while it
+  runs and writes where, with its pid, to serving.json in the data directory. A
+  command started meanwhile sends its requests there and says so on stderr
+  ("using the embedded emulator served by cosmosctl probe (pid 1234)").
+  When the serving command ends, a command still using the data serves it
+  itself, on the same ports, and carries on. If the serving command was killed,
+  the requests it had in flight fail as on any lost connection, and the command
+  that takes over says so. A serving.json that nobody answers for is ignored and
+  replaced.
+
+  cosmosctl emulator --data-dir with the same directory writes serving.json
+  too: commands use that emulator while it runs (when its key is the well-known
+  one). If it is stopped or killed while a command uses it, that command's
+  requests fail with one line saying so (it cannot serve the data as that
+  emulator was configured); the next command serves the data itself.
+
+  A process that holds the data without serving it (a cosmosctl older than
+  this one, or one stopped with Ctrl-Z) makes a command give up after 10
+  seconds, exit code 8: let it finish or end it, use --ephemeral, or point
+  COSMOSCTL_EMULATOR_DATA elsewhere.
+
+THE NOTICE
+  "cosmosctl: no account configured; using the embedded emulator (…)" is
+  printed on stderr
+    - every time stderr is not a terminal: a script's log, read later and
+      alone, says why the script never reached an account;
+    - on a terminal, once per terminal session (on Unix the session of the
+      terminal's shell, every command started from it; on Windows the Windows
+      Terminal tab or the console window), and again when the data is
+      elsewhere (--ephemeral, another COSMOSCTL_EMULATOR_DATA) or 12 hours
+      later; what was shown is kept in notices.json in the state directory
+      (COSMOSCTL_STATE_DIR);
+    - with --diagnostics, every time.
 `
 
 const configurationHelp = `Profiles keep an account's endpoint, key and defaults in a TOML file, so that
@@ -152,7 +201,7 @@ PRECEDENCE
     3. the profile               --profile, else $COSMOSCTL_PROFILE, else default_profile
     4. the built-in default
   With no endpoint anywhere, commands use an embedded emulator and say so on
-  stderr. At one level, a separate endpoint or key beats a connection string.
+  stderr (see cosmosctl help embedded-emulator). At one level, a separate endpoint or key beats a connection string.
   cosmosctl config show prints every setting and where it came from.
 
 EVERY SETTING

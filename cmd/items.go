@@ -43,7 +43,8 @@ deleted it.`
 const connectionHelp = `
 The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
 variables, or a profile (see cosmosctl config); with none of them the command
-runs against an embedded three-region emulator and says so on stderr.
+runs against an embedded three-region emulator and says so on stderr (see
+cosmosctl help embedded-emulator).
 
 The item goes to stdout; the per-attempt diagnostics table goes to stderr when
 stderr is a terminal or --diagnostics is given. -o json prints one JSON object

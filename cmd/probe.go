@@ -109,10 +109,10 @@ the exit code is 10.
 
 The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
 variables, or a profile (see cosmosctl config); with none of them the probe runs
-against the embedded three-region emulator and says so on stderr. Preferred and
-excluded regions from the environment or a profile do not apply: a probe measures
-every region, the excluded ones too. --region probes one region; an --exclude on
-the command line leaves a region out.
+against the embedded three-region emulator and says so on stderr (cosmosctl help
+embedded-emulator). Preferred and excluded regions from the environment or a
+profile do not apply: a probe measures every region, the excluded ones too.
+--region probes one region; an --exclude on the command line leaves a region out.
 
 EXIT STATUS
   0   the probe ran and breached no --fail-on threshold (errors are data, not a failure)

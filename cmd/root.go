@@ -45,6 +45,12 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	if ie := interruption(ctx, err, c.CommandPath()); ie != nil {
 		err = ie
 	}
+	// The embedded emulator's data out of reach says all there is to say in one line,
+	// whatever the engine wrapped around it.
+	var eu *embeddedUnavailableError
+	if errors.As(err, &eu) {
+		err = eu
+	}
 	fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
 	code := ExitCode(err)
 	if out.n.Load() == 0 && failureAsJSON(c, io, args) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -36,16 +37,21 @@ import (
 
 // State is the body of GET /_emulator/state.
 type State struct {
-	Account        string                `json:"account"`
-	Endpoint       string                `json:"endpoint"`
-	Regions        []Region              `json:"regions"`
-	MultiWrite     bool                  `json:"multi_write"`
-	ReplicationLag faults.Duration       `json:"replication_lag"`
-	Persistent     bool                  `json:"persistent"`
-	Latency        []faults.LatencyEntry `json:"latency"`
-	Faults         []faults.Rule         `json:"faults"`
-	Uptime         faults.Duration       `json:"uptime"`
-	ReplicaMoves   []ReplicaMoveStatus   `json:"replica_moves,omitempty"`
+	Account        string          `json:"account"`
+	Endpoint       string          `json:"endpoint"`
+	Regions        []Region        `json:"regions"`
+	MultiWrite     bool            `json:"multi_write"`
+	ReplicationLag faults.Duration `json:"replication_lag"`
+	Persistent     bool            `json:"persistent"`
+	// DataDir is where a persistent emulator keeps its data, as it was given.
+	DataDir string `json:"data_dir,omitempty"`
+	// PID is the process serving the emulator: with DataDir it tells a process that
+	// found a record of who serves a data directory that the answer is from that one.
+	PID          int                   `json:"pid"`
+	Latency      []faults.LatencyEntry `json:"latency"`
+	Faults       []faults.Rule         `json:"faults"`
+	Uptime       faults.Duration       `json:"uptime"`
+	ReplicaMoves []ReplicaMoveStatus   `json:"replica_moves,omitempty"`
 }
 
 // FailoverRequest and ReplicationRequest are control API bodies.
@@ -62,6 +68,7 @@ func (s *Server) State() State {
 	return State{
 		Account: s.cfg.Account, Endpoint: s.Endpoint(), Regions: s.Regions(), MultiWrite: s.cfg.MultiWrite,
 		ReplicationLag: faults.Duration(s.lagNow()), Persistent: s.store.disk != nil,
+		DataDir: s.cfg.DataDir, PID: os.Getpid(),
 		Latency: s.faults.Latency(), Faults: s.faults.Rules(),
 		Uptime:       faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
 		ReplicaMoves: s.ReplicaMoves(),

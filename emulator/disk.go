@@ -36,15 +36,35 @@ var (
 // DataFileName is the store's file inside --data-dir.
 const DataFileName = "cosmosctl-emulator.db"
 
-func openDisk(dir string) (*disk, error) {
+// DefaultDataLockWait is how long Start waits for another emulator to release the data
+// file before it gives up with a *DataInUseError.
+const DefaultDataLockWait = 2 * time.Second
+
+// DataInUseError is Start's error when another process holds the data file: one
+// emulator at a time can serve a data directory. Its message names the flag of
+// `cosmosctl emulator`; callers with other flags say it their own way.
+type DataInUseError struct {
+	Path string // the data file
+}
+
+func (e *DataInUseError) Error() string {
+	return fmt.Sprintf("data file %s is in use by another emulator: stop it or choose another --data-dir", e.Path)
+}
+
+// openDisk opens the data file in dir, waiting up to wait (DefaultDataLockWait if 0 or
+// less) for another process's lock on it.
+func openDisk(dir string, wait time.Duration) (*disk, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
+	if wait <= 0 {
+		wait = DefaultDataLockWait
+	}
 	path := filepath.Join(dir, DataFileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: wait})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("data file %s is in use by another emulator: stop it or choose another --data-dir", path)
+			return nil, &DataInUseError{Path: path}
 		}
 		return nil, fmt.Errorf("opening data file %s: %w", path, err)
 	}

@@ -292,6 +292,7 @@ func (h *handler) injectFaults(req *request) bool {
 		return false
 	}
 	if d.Delay > 0 && !h.s.wait(req.r.Context(), d.Delay) {
+		h.s.abortIfClosing()
 		return false
 	}
 	switch {
@@ -300,6 +301,7 @@ func (h *handler) injectFaults(req *request) bool {
 		case <-req.r.Context().Done():
 		case <-h.s.closing:
 		}
+		h.s.abortIfClosing()
 		return false
 	case d.Status != 0:
 		where := "in region " + req.regionName
@@ -314,6 +316,17 @@ func (h *handler) injectFaults(req *request) bool {
 		req.dropResponse = true
 	}
 	return true
+}
+
+// abortIfClosing ends the request's connection without a response when the server is
+// closing: a request that a delay or a hang held until then must look lost to its
+// client, as it would if the process ended, not answered with an empty 200.
+func (s *Server) abortIfClosing() {
+	select {
+	case <-s.closing:
+		panic(http.ErrAbortHandler)
+	default:
+	}
 }
 
 // wait sleeps for d unless the client goes away or the server closes first.

@@ -375,6 +375,7 @@ func (s *Server) attachReplica(req *request, epRegion int) bool {
 			case <-req.r.Context().Done():
 			case <-s.closing:
 			}
+			s.abortIfClosing()
 		case MoveRefuse:
 			s.drop(req)
 		default:

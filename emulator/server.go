@@ -58,6 +58,20 @@ type Region struct {
 	Write    bool   `json:"write"`
 }
 
+// ListenError is Start's error when an endpoint cannot listen on its port. Its message
+// names the flag of `cosmosctl emulator`; callers with other flags say it their own way.
+type ListenError struct {
+	What string // "global endpoint", "region West US"
+	Addr string // host:port
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("%s cannot listen on %s: %v (choose another --port, or 0 for free ports)", e.What, e.Addr, e.Err)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // Options are the parts of a start that cannot come from a scenario file.
 type Options struct {
 	// Clock drives replication lag, fault time windows and replica moves; nil is the
@@ -71,6 +85,10 @@ type Options struct {
 	// Notices receives what a start has to tell about the data file, such as records it
 	// could not read and skipped; nil is os.Stderr.
 	Notices io.Writer
+	// DataLockWait bounds the wait for another process to release the data file of
+	// Config.DataDir; 0 is DefaultDataLockWait. A caller that looks for the holder in
+	// between attempts waits less.
+	DataLockWait time.Duration
 
 	// testServeHook, when set, runs first for every request (tests make it panic).
 	testServeHook func(*http.Request)
@@ -111,7 +129,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	}
 	var d *disk
 	if cfg.DataDir != "" {
-		if d, err = openDisk(cfg.DataDir); err != nil {
+		if d, err = openDisk(cfg.DataDir, opts.DataLockWait); err != nil {
 			return nil, err
 		}
 	}
@@ -176,7 +194,7 @@ func (s *Server) listen() error {
 			if region >= 0 {
 				what = "region " + name
 			}
-			return nil, fmt.Errorf("%s cannot listen on %s:%d: %v (choose another --port, or 0 for free ports)", what, s.cfg.Host, port, err)
+			return nil, &ListenError{What: what, Addr: net.JoinHostPort(s.cfg.Host, strconv.Itoa(port)), Err: err}
 		}
 		ep := &endpoint{region: region, name: name}
 		// The global endpoint answers as the write region (a real account's global DNS

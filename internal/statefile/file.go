@@ -160,6 +160,12 @@ func Update[T any](path, kind string, version int, endpoint string, fn func(cur 
 	return writeAtomic(path, append(b, '\n'))
 }
 
+// WriteFile replaces the file at path with b (mode 0600) as Update does, without the
+// envelope or the lock: a reader sees the old content or the new, never half of one,
+// and a crash leaves one of them too. It is for files with a single writer at a time,
+// which decides that by a lock of its own.
+func WriteFile(path string, b []byte) error { return writeAtomic(path, b) }
+
 // writeAtomic replaces path with b so that a reader sees the old content or the new,
 // and a crash leaves one of them too.
 func writeAtomic(path string, b []byte) (err error) {
