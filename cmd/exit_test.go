@@ -351,3 +351,22 @@ func TestFlagErrorsHonourTheProfilesOutput(t *testing.T) {
 		}
 	}
 }
+
+// Flags typed before the command are the command's: `cosmosctl --diagnostics read …`
+// runs the read (it used to say `unknown command "read" … did you mean read?`).
+func TestFlagsBeforeTheCommandAreTheCommands(t *testing.T) {
+	testAccount(t)
+	if r := cosmosctl(t, `{"id":"o1","pk":"t1"}`, "create", "-f", "-"); r.code != ExitOK {
+		t.Fatalf("create: %+v", r)
+	}
+	r := cosmosctl(t, "", "-o", "json", "--region", "West US", "read", "o1", "--pk", "t1")
+	if r.code != ExitOK || !strings.Contains(r.out, `"status_code": 200`) || !strings.Contains(r.out, `"winning_region": "West US"`) {
+		t.Fatalf("%+v", r)
+	}
+	if r := cosmosctl(t, "", "--bogus", "read", "o1", "--pk", "t1"); r.code != ExitUsage || !strings.Contains(r.errOut, "unknown flag: --bogus") {
+		t.Fatalf("an unknown flag before the command: %+v", r)
+	}
+	if r := cosmosctl(t, "", "--version"); r.code != ExitOK || !strings.Contains(r.out, "cosmosctl") {
+		t.Fatalf("--version: %+v", r)
+	}
+}

@@ -30,6 +30,7 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	s.Out = out
 	io := &s
 	root := NewRootCmd(io)
+	args = commandFirst(root, args)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -57,6 +58,35 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 		_ = output.WriteJSON(streams.Out, failureJSON(err, code))
 	}
 	return code
+}
+
+// commandFirst moves flags given before the command name after it, so that
+// `cosmosctl --diagnostics read …` is `cosmosctl read --diagnostics …`: the flags are the
+// command's, and people type them first (as kubectl and gh allow). The args are left as
+// they are unless everything before the first command name is a flag (or a flag's
+// value) and none of them is one of the root's own (--version, --help).
+func commandFirst(root *cobra.Command, args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args
+	}
+	for i, a := range args {
+		if a == "--" {
+			return args
+		}
+		if strings.HasPrefix(a, "-") {
+			name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+			if root.Flags().Lookup(name) != nil || (len(name) == 1 && root.Flags().ShorthandLookup(name) != nil) {
+				return args
+			}
+			continue
+		}
+		c, _, err := root.Find([]string{a})
+		if err != nil || c == root {
+			continue // a flag's value
+		}
+		return append(append([]string{a}, args[:i]...), args[i+1:]...)
+	}
+	return args
 }
 
 // firstArg is the first argument that is not a flag: the root's flags are all booleans.
