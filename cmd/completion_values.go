@@ -252,7 +252,7 @@ func fetchRegionNames(ctx context.Context, s config.Settings) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent()}
 	resp, err := tr.Do(ctx, s.Endpoint, &cosmos.Request{Method: "GET", Path: "/"})
 	if err != nil {
 		return nil, err

@@ -92,7 +92,7 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 	if err != nil {
 		return nil, nil, fmt.Errorf("the key of the embedded emulator: %v", err)
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: "cosmosctl/" + version}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: userAgent()}
 	hs, err := health.New(health.Config{}, clock.Real{})
 	if err != nil {
 		return nil, nil, err
