@@ -248,7 +248,7 @@ func accountRegionNames(c *cobra.Command) []string {
 // fetchRegionNames reads the account (GET /), authorised as a command would be (the key
 // or Azure AD), and returns its write regions, then its read regions, each once.
 func fetchRegionNames(ctx context.Context, s config.Settings) ([]string, error) {
-	cred, err := credential(ctx, s)
+	cred, err := credential(ctx, announcedKey(ctx, s))
 	if err != nil {
 		return nil, err
 	}

@@ -243,7 +243,7 @@ func readAADTokenFile(path string) (string, error) {
 }
 
 func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg emulator.Config) error {
-	srv, err := emulator.Start(cfg, emulator.Options{})
+	srv, err := emulator.Start(cfg, emulator.Options{Version: version})
 	if err != nil {
 		return &UsageError{Err: err}
 	}

@@ -41,6 +41,7 @@ regions answers in the middle of an outage too.` + "\n" + strings.TrimPrefix(con
 		},
 	}
 	conn.register(c)
+	conn.noContainer = true
 	c.Flags().BoolVar(&noPing, "no-latency", false, "do not measure the latency to each region")
 	return c
 }
