@@ -36,7 +36,8 @@ func (f *connFlags) withAnnounced(ctx context.Context, io *IOStreams, s config.S
 	}
 	h, ok := askEmulator(ctx, s)
 	if !ok {
-		return s, nil
+		// Interrupted while asking: that, not a missing key, is what happened.
+		return s, ctx.Err()
 	}
 	a, problem := announcedSettings(h, s, needPlace)
 	if problem != nil {

@@ -285,3 +285,36 @@ func TestRegionCompletionTakesTheAnnouncedKey(t *testing.T) {
 		t.Fatalf("--region with only the endpoint of an emulator: %q, want %q", got, emulator.DefaultRegions)
 	}
 }
+
+func TestInterruptedWhileAskingTheEndpointExits130(t *testing.T) {
+	isolate(t)
+	asked := make(chan struct{}, 1)
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hung.Close)
+	t.Setenv("COSMOSCTL_ENDPOINT", hung.URL)
+	io, _, errOut := testIO()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, io, []string{"read", "o1", "--pk", "t1"}) }()
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the endpoint was never asked")
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted {
+			t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command did not end when interrupted")
+	}
+}
