@@ -17,7 +17,7 @@ import (
 // key, the database or the container is configured nowhere, the command asks the
 // endpoint, and if it is a cosmosctl emulator takes its well-known key and its only
 // database and container (or the embedded emulator's app and items, when it has them),
-// and says so once on stderr. Anything configured wins; a real account, or an endpoint
+// and says so in one line on stderr. Anything configured wins; a real account, or an endpoint
 // that does not answer within the account lookup's first attempt timeout, leaves the
 // settings as they were, so that the usual "no key" error follows.
 
