@@ -248,11 +248,11 @@ func accountRegionNames(c *cobra.Command) []string {
 // fetchRegionNames reads the account (GET /), authorised as a command would be (the key
 // or Azure AD), and returns its write regions, then its read regions, each once.
 func fetchRegionNames(ctx context.Context, s config.Settings) ([]string, error) {
-	cred, err := credential(ctx, s)
+	cred, err := credential(ctx, announcedKey(ctx, s))
 	if err != nil {
 		return nil, err
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: "cosmosctl/" + version}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent()}
 	resp, err := tr.Do(ctx, s.Endpoint, &cosmos.Request{Method: "GET", Path: "/"})
 	if err != nil {
 		return nil, err

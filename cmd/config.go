@@ -335,7 +335,13 @@ func newConfigShowCmd(io *IOStreams) *cobra.Command {
 		Long: `Show the settings a command would use with the same flags, profile and environment,
 and where each comes from: a flag, an environment variable, the profile or the
 built-in default. The account key is masked (first and last four characters); of an
-Azure AD token file only the path is shown, never the token.`,
+Azure AD token file only the path is shown, never the token.
+
+When an endpoint is configured but the key, the database or the container is not,
+it asks the endpoint, as a command would, whether it is a cosmosctl emulator (which
+announces itself; for at most the account lookup's first attempt timeout), and
+shows what a command would take from it: its well-known key, its database and its
+container, with the source "announced by the cosmosctl emulator at URL".`,
 		Example: `  cosmosctl config show
   cosmosctl config show --profile staging -o json | jq '.settings.endpoint'
   COSMOSCTL_PREFERRED_REGIONS="West US,East US" cosmosctl config show`,
@@ -345,7 +351,7 @@ Azure AD token file only the path is shown, never the token.`,
 			if err != nil {
 				return err
 			}
-			return runConfigShow(io, st)
+			return runConfigShow(io, announcedForShow(c.Context(), st))
 		},
 	}
 	flags.register(c.Flags())

@@ -28,7 +28,10 @@ type connFlags struct {
 	ephemeral   bool
 	// noReplicaHealth turns replica health ordering off in direct mode, to compare.
 	noReplicaHealth bool
-	flags           *pflag.FlagSet
+	// noContainer says the command uses no database or container (regions, probe
+	// --account-only), so that an emulator is not asked for them (emulator_detect.go).
+	noContainer bool
+	flags       *pflag.FlagSet
 }
 
 func (f *connFlags) register(c *cobra.Command) {
@@ -112,6 +115,12 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 		}
 	} else {
 		var err error
+		// A key, database or container configured nowhere may be announced by the
+		// endpoint, when it is a cosmosctl emulator.
+		if s, err = f.withAnnounced(ctx, io, s); err != nil {
+			return nil, err
+		}
+		sess.settings = s
 		if cred, err = credential(ctx, s); err != nil {
 			return nil, err
 		}

@@ -68,6 +68,14 @@ can reach the emulator can use it. With a wildcard --host (0.0.0.0, ::) the endp
 printed are the loopback ones, for use on this machine; from elsewhere use this
 machine's address with the same ports.
 
+It announces itself at GET /_emulator/hello, which needs no key: that it is a
+cosmosctl emulator, whether it takes the well-known key, and its databases and
+containers (those only with the well-known key, or to a request signed with its
+key; a key of its own is never revealed). So cosmosctl's data commands need only
+its endpoint (COSMOSCTL_ENDPOINT=http://127.0.0.1:8081): they take the well-known
+key and its only database and container (or app and items) when none is
+configured, and say so on stderr.
+
 With --aad-token-file it also accepts Azure AD requests (authorization type=aad)
 carrying exactly the token in that file, so that cosmosctl --auth aad can be tested
 without Azure; it cannot validate real Azure AD tokens, and without the flag it
@@ -251,7 +259,7 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if err := checkDataDirFree(ctx, &cfg); err != nil {
 		return err
 	}
-	srv, err := emulator.Start(cfg, emulator.Options{})
+	srv, err := emulator.Start(cfg, emulator.Options{Version: version})
 	if err != nil {
 		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}

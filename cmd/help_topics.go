@@ -52,7 +52,10 @@ configuration); the flag or profile key is in brackets.
 The account
   COSMOSCTL_ENDPOINT             account endpoint, e.g.
                                  https://myaccount.documents.azure.com:443/
-                                 [--endpoint; endpoint]
+                                 [--endpoint; endpoint]. Of a standalone
+                                 cosmosctl emulator, it is all that is needed:
+                                 the emulator announces its key, database and
+                                 container
   COSMOSCTL_KEY                  the account key itself [key]. There is no flag
                                  for it: process arguments are visible to others
   COSMOSCTL_KEY_FILE             a file holding the account key [--key-file;
@@ -199,7 +202,9 @@ PRECEDENCE
     1. a flag                    --endpoint, --key-file, --database, --exclude, -o ...
     2. an environment variable   COSMOSCTL_ENDPOINT, ... (cosmosctl help environment)
     3. the profile               --profile, else $COSMOSCTL_PROFILE, else default_profile
-    4. the built-in default
+    4. what the endpoint announces, when it is a cosmosctl emulator: its
+       well-known key, its only database and container (or app and items)
+    5. the built-in default
   With no endpoint anywhere, commands use an embedded emulator and say so on
   stderr (see cosmosctl help embedded-emulator). At one level, a separate endpoint or key beats a connection string.
   cosmosctl config show prints every setting and where it came from.

@@ -102,7 +102,7 @@ func TestConfigurationTopicShowsEverySetting(t *testing.T) {
 			t.Errorf("help configuration has no example of %s", key)
 		}
 	}
-	for _, want := range []string{"COSMOSCTL_CONFIG", "cosmosctl config path", "1. a flag", "2. an environment variable", "3. the profile", "4. the built-in default"} {
+	for _, want := range []string{"COSMOSCTL_CONFIG", "cosmosctl config path", "1. a flag", "2. an environment variable", "3. the profile", "4. what the endpoint announces", "5. the built-in default"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("help configuration lacks %q", want)
 		}

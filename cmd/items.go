@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,40 +24,80 @@ type itemOptions struct {
 	writeRetries string
 }
 
-const writeRetriesHelp = `
-Write retries. A write whose answer is lost (a timeout, a reset connection, 408,
+// writeRetriesHelp is the write retry section of a write command's help: what
+// tracking-id adds depends on the command, since only create and replace send a
+// document whose stored copy can say "this was our write".
+func writeRetriesHelp(kind engine.OpKind) string {
+	what := map[engine.OpKind]string{engine.OpCreate: "create", engine.OpUpsert: "upsert", engine.OpReplace: "replace", engine.OpDelete: "delete"}[kind]
+	b := `
+Write retries. A ` + what + ` whose answer is lost (a timeout, a reset connection, 408,
 503, 449, 410) may or may not have been applied, so by default it is not sent
 again and the command fails. --write-retries (or COSMOSCTL_WRITE_RETRY_POLICY,
 or write_retries.policy in the profile) changes that:
   off          ambiguous failures surface (default)
-  retries      retried with back-off, at most 3 times, within --e2e-timeout; a
-               retry's 409 or 412 stands, though the first attempt may have succeeded
-  tracking-id  as retries, and create and replace add a "_trackingId" property
-               (a random UUID, the same for every retry) to the document: a 409 or
-               412 on a retry is checked against the stored item, and if it carries
-               our _trackingId the write is reported as the success it was.
-               The _trackingId property stays in the stored document.
-Upsert and delete retry without a tracking id; a delete whose retry finds the
-item gone exits with not-found (3) and says that an earlier attempt may have
-deleted it.`
+  retries      retried with back-off, at most 3 times, within --e2e-timeout`
+	switch kind {
+	case engine.OpCreate, engine.OpReplace:
+		status := map[engine.OpKind]string{engine.OpCreate: "409", engine.OpReplace: "412"}[kind]
+		b += `; a
+               retry's ` + status + ` stands, though the first attempt may have succeeded
+  tracking-id  as retries, and a "_trackingId" property (a random UUID, the same
+               for every retry) is added to the document: a ` + status + ` on a retry is
+               checked against the stored item, and if it carries our _trackingId
+               the ` + what + ` is reported as the success it was.
+               The _trackingId property stays in the stored document.`
+	case engine.OpUpsert:
+		b += `
+  tracking-id  the same as retries for an upsert, which a retry cannot make
+               conflict: no _trackingId is added`
+	case engine.OpDelete:
+		b += `
+  tracking-id  the same as retries for a delete, which sends no document to
+               carry a _trackingId
+A retried delete that finds the item gone exits with not-found (3) and says that
+an earlier attempt may have deleted it.`
+	}
+	return b
+}
 
-const connectionHelp = `
+// accountHelp says where the account comes from, for every command that talks to one.
+const accountHelp = `
 The account comes from --endpoint and --key-file, the COSMOSCTL_* environment
 variables, or a profile (see cosmosctl config); with none of them the command
 runs against an embedded three-region emulator and says so on stderr (see
-cosmosctl help embedded-emulator).
+cosmosctl help embedded-emulator). An endpoint that is a standalone cosmosctl
+emulator needs no key, database or container: it announces its well-known key
+and its only database and container, which are used when none is configured
+(and stderr says so).`
+
+// connectionHelp is accountHelp and what an item command prints.
+const connectionHelp = accountHelp + `
 
 The item goes to stdout; the per-attempt diagnostics table goes to stderr when
 stderr is a terminal or --diagnostics is given. -o json prints one JSON object
 with the item and the full diagnostics. Exit codes: cosmosctl help exit-codes.`
+
+// readFailoverHelp says when a read moves to the next region, as retries.Policy
+// decides it (a test holds the two, and the README, together).
+const readFailoverHelp = `A read that gets no final answer fails over to the next effective region: after
+a 503, 500, 408, 410, 449, 404/1002 (the region has not caught up with the
+session) or any other answer that is not final, an expired attempt timeout, or
+a network error. A 429 is retried in the same region after the service's
+retry-after, 9 times and 30 s of waiting at most, then the read fails over too.
+A 410 saying that the partition moved (1000, 1002, 1007, 1008) is sent again
+after routing is refreshed, twice, then fails over. A 403/3 or 403/1008 (the
+write region moved) re-reads the account and tries again. Final answers end the
+read at once: any status below 400, and 400, 401, 404/0, 405, 409, 412, 413, and
+403 with any other substatus (5301 is an RBAC denial), as in the SDKs.`
 
 func newReadCmd(io *IOStreams) *cobra.Command {
 	o := &itemOptions{}
 	c := &cobra.Command{
 		Use:   "read ID --pk VALUE",
 		Short: "Read one item by id and partition key",
-		Long: `Read one item by id and partition key, from the first effective region, failing over
-to the next on 503, 408 or a network error.
+		Long: `Read one item by id and partition key, from the first effective region.
+
+` + readFailoverHelp + `
 
 With hedging on (--hedge-threshold, or [profiles.NAME.hedging] in the config file),
 a read that has no answer after the threshold is sent to the next effective region
@@ -135,7 +176,7 @@ func (o *itemOptions) registerWriteRetries(c *cobra.Command) {
 	c.Flags().StringVar(&o.writeRetries, "write-retries", "", "retry a write whose outcome is unknown: off, retries or tracking-id ($COSMOSCTL_WRITE_RETRY_POLICY; default off)")
 	// On a multi-write account with write retries on, a write may be hedged like a read.
 	o.conn.withHedging(c.Flags())
-	c.Long += "\n" + writeRetriesHelp + "\n\nOn a multi-write account with write retries on, the hedging flags and profile\nsettings apply to writes too; otherwise writes are never hedged."
+	c.Long += "\n" + writeRetriesHelp(engine.OpKind(strings.Fields(c.Use)[0])) + "\n\nOn a multi-write account with write retries on, the hedging flags and profile\nsettings apply to writes too; otherwise writes are never hedged."
 }
 
 func newDeleteCmd(io *IOStreams) *cobra.Command {
@@ -143,7 +184,12 @@ func newDeleteCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "delete ID --pk VALUE [--if-match ETAG]",
 		Short: "Delete an item",
-		Long:  "Delete an item. Nothing is printed on success.\n" + connectionHelp,
+		Long: "Delete an item.\n" + accountHelp + `
+
+Nothing goes to stdout on success; the per-attempt diagnostics table goes to
+stderr when stderr is a terminal or --diagnostics is given. -o json prints one
+JSON object with the status and the full diagnostics. Exit codes: cosmosctl help
+exit-codes.`,
 		Example: `  cosmosctl delete order-1 --pk tenant-7
   cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"`,
 		Args: exactArgs(1, "the item id"),

@@ -207,6 +207,7 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
+	o.conn.noContainer = o.accountOnly
 	sess, err := o.conn.connect(ctx, io, settings)
 	if err != nil {
 		return err

@@ -31,7 +31,12 @@ last.
 
 --e2e-timeout (or COSMOSCTL_E2E_TIMEOUT, profile e2e_timeout) bounds the whole
 command: a region that has not answered by then is shown unreachable, so that
-regions answers in the middle of an outage too.` + "\n" + strings.TrimPrefix(connectionHelp, "\n"),
+regions answers in the middle of an outage too.
+` + accountHelp + `
+
+The table goes to stdout; -o json prints one JSON object with every region, its
+latency and health, and the orders reads and writes use. Exit codes: cosmosctl
+help exit-codes.`,
 		Example: `  cosmosctl regions
   cosmosctl regions --exclude "East US"
   cosmosctl regions --preferred-regions "West US,East US" -o json`,
@@ -41,6 +46,11 @@ regions answers in the middle of an outage too.` + "\n" + strings.TrimPrefix(con
 		},
 	}
 	conn.register(c)
+	conn.noContainer = true
+	// The data commands' flags that mean nothing to a command that reads no item.
+	for _, name := range []string{"database", "container", "diagnostics", "no-replica-health"} {
+		_ = c.Flags().MarkHidden(name)
+	}
 	c.Flags().BoolVar(&noPing, "no-latency", false, "do not measure the latency to each region")
 	return c
 }

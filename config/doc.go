@@ -1,6 +1,9 @@
 // Package config owns cosmosctl's settings: the TOML profiles file, the environment
 // variables, and the precedence that combines them with the flags a command was given:
-// flag > environment > profile > built-in default.
+// flag > environment > profile > built-in default. For an endpoint that announces
+// itself as a cosmosctl emulator, what it announces (Announced: its well-known key, its
+// database and container) comes before the built-in default; the asking is the
+// commands' to do.
 //
 // It reads the profiles file and any key file it points to, and writes the profiles file
 // for `cosmosctl config set`; it never reads flags or the process environment itself.

@@ -14,8 +14,10 @@ import (
 // The control API changes a running emulator: faults, latencies, the write region and
 // the replication lag. It lives on the global endpoint under /_emulator/ and requests
 // are signed with the account key like any other, so nobody without the key can turn a
-// rehearsal into an outage.
+// rehearsal into an outage. The one exception is hello (hello.go), which needs no key
+// and tells no secret.
 //
+//	GET    /_emulator/hello            Hello, on every endpoint, signed or not
 //	GET    /_emulator/state            State
 //	GET    /_emulator/faults           the fault rules, with how often each fired
 //	POST   /_emulator/faults           add a rule (faults.Rule as JSON; after and for count

@@ -81,6 +81,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// "//addresses/" arrives with an empty first segment that PathSegments drops.
 	req.op = classify(r, req.segs)
 
+	if req.op == opHello && req.addr == nil {
+		// Before the key check: hello is how a client without the key learns what
+		// this endpoint is.
+		h.s.serveHello(req, h.authError(req) == nil)
+		return
+	}
 	if !h.authorized(req) {
 		return
 	}
@@ -114,6 +120,8 @@ func classify(r *http.Request, segs []string) string {
 			return faults.OpAccount
 		}
 		return ""
+	case segs[0] == cosmos.TypeEmulator && n == 2 && segs[1] == helloSegment && r.Method == http.MethodGet:
+		return opHello
 	case segs[0] == cosmos.TypeEmulator:
 		return "control"
 	case segs[0] == cosmos.TypeAddresses && n == 1:
@@ -167,30 +175,35 @@ func isQuery(r *http.Request) bool {
 // token. A missing or wrong signature or token, or an x-ms-date more than 15 minutes
 // from the server clock, is a 401.
 func (h *handler) authorized(req *request) bool {
+	if e := h.authError(req); e != nil {
+		h.s.writeError(req, e, 0)
+		return false
+	}
+	return true
+}
+
+// authError is why req is not authorized (a 401), or nil when it is.
+func (h *handler) authError(req *request) *cosmos.Error {
 	r := req.r
 	tok, err := cosmos.ParseAuthorization(r.Header.Get(cosmos.HeaderAuthorization))
 	if err != nil {
-		h.s.writeError(req, cosmosErr(401, 0, "the authorization header is invalid: "+err.Error()), 0)
-		return false
+		return cosmosErr(401, 0, "the authorization header is invalid: "+err.Error())
 	}
 	if tok.Type == "aad" {
-		return h.aadAuthorized(req, tok)
+		return h.aadAuthError(tok)
 	}
 	if tok.Type != "master" {
-		h.s.writeError(req, cosmosErr(401, 0, "the emulator accepts master-key signatures (type=master) and its configured Azure AD test token (type=aad), not type="+tok.Type), 0)
-		return false
+		return cosmosErr(401, 0, "the emulator accepts master-key signatures (type=master) and its configured Azure AD test token (type=aad), not type="+tok.Type)
 	}
 	date := r.Header.Get(cosmos.HeaderDate)
 	if date == "" {
 		date = r.Header.Get("Date")
 	}
 	if date == "" {
-		h.s.writeError(req, cosmosErr(401, 0, "the request has no x-ms-date header, which the signature covers"), 0)
-		return false
+		return cosmosErr(401, 0, "the request has no x-ms-date header, which the signature covers")
 	}
 	if msg := h.s.dateProblem(date); msg != "" {
-		h.s.writeError(req, cosmosErr(401, 0, msg), 0)
-		return false
+		return cosmosErr(401, 0, msg)
 	}
 	// Requests to a replica address are signed for the resource path after the address.
 	resType, resLink := cosmos.ResourceFromPath(req.resPath)
@@ -212,10 +225,9 @@ func (h *handler) authorized(req *request) bool {
 		}
 	}
 	if !verified {
-		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)"), 0)
-		return false
+		return cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)")
 	}
-	return true
+	return nil
 }
 
 // maxDateSkew is how far x-ms-date may be from the server's clock, either way, as the
@@ -258,19 +270,17 @@ func truncateString(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// aadAuthorized accepts an Azure AD token equal to the configured test token. The
+// aadAuthError accepts an Azure AD token equal to the configured test token. The
 // comparison is in constant time, and no message quotes either token.
-func (h *handler) aadAuthorized(req *request, tok cosmos.AuthToken) bool {
+func (h *handler) aadAuthError(tok cosmos.AuthToken) *cosmos.Error {
 	want := h.s.cfg.AADToken
 	if want == "" {
-		h.s.writeError(req, cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or sign requests with the key"), 0)
-		return false
+		return cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or sign requests with the key")
 	}
 	if subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) != 1 {
-		h.s.writeError(req, cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)"), 0)
-		return false
+		return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)")
 	}
-	return true
+	return nil
 }
 
 func addressesLink(r *http.Request) string {

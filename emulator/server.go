@@ -37,6 +37,8 @@ type Server struct {
 	wg       sync.WaitGroup
 
 	logger *log.Logger
+	// version is Options.Version, for hello.
+	version string
 	// bodyTimeout is Options.BodyTimeout with its default.
 	bodyTimeout   time.Duration
 	testServeHook func(*http.Request)
@@ -90,6 +92,10 @@ type Options struct {
 	// between attempts waits less.
 	DataLockWait time.Duration
 
+	// Version is the version of the program serving the emulator, which hello
+	// reports (see hello.go); "" reports "dev".
+	Version string
+
 	// testServeHook, when set, runs first for every request (tests make it panic).
 	testServeHook func(*http.Request)
 }
@@ -119,7 +125,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	}
 	// Rate limiting is about a terminal flooding in real time, so it uses the wall clock.
 	s.logger = newServerLog(logTo, time.Now).logger()
-	s.bodyTimeout, s.testServeHook = opts.BodyTimeout, opts.testServeHook
+	s.bodyTimeout, s.testServeHook, s.version = opts.BodyTimeout, opts.testServeHook, opts.Version
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
 	}

@@ -207,14 +207,43 @@ func writeMan(dir string) error {
 		return err
 	}
 	// Help topics are section 7 (overviews and conventions, as gitcli(7)), their text kept
-	// as it is laid out for the terminal.
-	for _, t := range topics(root) {
+	// as it is laid out for the terminal. Each names the others, and cosmosctl(1) names
+	// them all: cobra's SEE ALSO knows commands only.
+	all := topics(root)
+	for _, t := range all {
 		name := "cosmosctl-" + t.Name()
-		src := fmt.Sprintf("%% \"%s\" \"7\" \"%s\" \"cosmosctl\" \"cosmosctl Manual\"\n# NAME\n%s \\- %s\n\n# SYNOPSIS\n**cosmosctl help %s**\n\n# DESCRIPTION\n```\n%s\n```\n\n# SEE ALSO\n**cosmosctl(1)**\n",
-			strings.ToUpper(name), manDate.Format("Jan 2006"), name, t.Short, t.Name(), strings.TrimRight(t.Long, "\n"))
+		seeAlso := []string{"**cosmosctl(1)**"}
+		for _, other := range all {
+			if other != t {
+				seeAlso = append(seeAlso, "**"+topicPage(other)+"**")
+			}
+		}
+		src := fmt.Sprintf("%% \"%s\" \"7\" \"%s\" \"cosmosctl\" \"cosmosctl Manual\"\n# NAME\n%s \\- %s\n\n# SYNOPSIS\n**cosmosctl help %s**\n\n# DESCRIPTION\n```\n%s\n```\n\n# SEE ALSO\n%s\n",
+			strings.ToUpper(name), manDate.Format("Jan 2006"), name, t.Short, t.Name(), strings.TrimRight(t.Long, "\n"), strings.Join(seeAlso, ", "))
 		if err := os.WriteFile(filepath.Join(man7, name+".7"), md2man.Render([]byte(src)), 0o644); err != nil {
 			return err
 		}
 	}
-	return nil
+	return addTopicsToSeeAlso(filepath.Join(man1, "cosmosctl.1"), all)
+}
+
+// topicPage is a help topic's man page reference: cosmosctl-exit-codes(7).
+func topicPage(t *cobra.Command) string { return "cosmosctl-" + t.Name() + "(7)" }
+
+// addTopicsToSeeAlso appends the help topics' pages to the SEE ALSO line of a page
+// cobra wrote, in cobra's own markup (\fBname(7)\fP, comma-separated).
+func addTopicsToSeeAlso(page string, all []*cobra.Command) error {
+	data, err := os.ReadFile(page)
+	if err != nil {
+		return err
+	}
+	head, rest, ok := strings.Cut(string(data), ".SH SEE ALSO\n")
+	if !ok {
+		return fmt.Errorf("%s has no SEE ALSO section", page)
+	}
+	line, tail, _ := strings.Cut(rest, "\n")
+	for _, t := range all {
+		line += ", \\fB" + topicPage(t) + "\\fP"
+	}
+	return os.WriteFile(page, []byte(head+".SH SEE ALSO\n"+line+"\n"+tail), 0o644)
 }
