@@ -35,6 +35,8 @@ import (
 //     COSMOSCTL_EMULATOR_ENDPOINT (the control subcommands' documented override of
 //     their default, 127.0.0.1:8081) points at it.
 //   - `export NAME=VALUE` lines last until the end of the section, as the emulator does.
+//   - Any other command with a trailing & runs in the background from when it has
+//     printed its first line until the end of the section.
 //   - Each section gets a new home directory (profiles file, caches).
 
 // readmeNotRun are the examples the test does not run, by prefix, and why.
@@ -76,6 +78,7 @@ var readmeShows = map[string]*regexp.Regexp{
 		`cosmosctl: http://127\.0\.0\.1:\d+ is a cosmosctl emulator; using what it announces: its well-known key, database app, container items`),
 	`cosmosctl read order-1 --pk tenant-7 --hedge-threshold 50ms --diagnostics`: regexp.MustCompile(`winner\s+West US \(attempt 2\)`),
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
+	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
 }
 
@@ -93,6 +96,7 @@ var readmeGivens = map[string]struct {
 	`cosmosctl replace order-1 -f order.json --if-match "$ETAG"`:                                       {givenETag, "ETAG is the item's etag, which the README says a read prints"},
 	`printf %s "$KEY" | cosmosctl config set --profile prod key`:                                       {givenKey, "KEY is the reader's account key"},
 	"cosmosctl config list":          {givenProfiles, "the profiles file the README shows just before"},
+	"cosmosctl read o1 --pk t1":      {givenO1, "the item the transcript reads, created while the probe serves the data"},
 	"cosmosctl create -f order.json": {givenWriteRegionDown, "the transcript's situation: a standalone emulator whose write region, East US, refuses connections"},
 }
 
@@ -279,6 +283,7 @@ type readmeRun struct {
 	home    string
 	exports []string
 	emu     *readmeEmulator
+	bg      []*readmeBackground // commands the section started with a trailing &
 }
 
 // prepare makes the working directory what a reader of the README has: a checkout's
@@ -322,6 +327,10 @@ func (r *readmeRun) startSection(name string) {
 }
 
 func (r *readmeRun) endSection() {
+	for _, b := range r.bg {
+		b.stop()
+	}
+	r.bg = nil
 	if r.emu != nil {
 		r.emu.stop(r.t)
 		r.emu = nil
@@ -392,6 +401,12 @@ func (r *readmeRun) run(ex readmeExample) {
 		}
 	}
 
+	if strings.HasSuffix(strings.TrimSpace(ex.command), "&") {
+		// A command the README leaves running while the next ones run: started in its
+		// own process group, it runs until the section ends.
+		r.bg = append(r.bg, r.startBackground(where, script, r.env(extra...)))
+		return
+	}
 	code, out := r.bashRun(script, r.env(extra...))
 	want := readmeExitCodes[ex.command]
 	if code != want {
@@ -445,9 +460,55 @@ func (r *readmeRun) bashRun(script string, env []string) (int, string) {
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), out.String()
 	} else if err != nil {
-		r.t.Fatalf("running bash: %v", err)
+		r.t.Fatalf("running bash: %v\n%s\noutput:\n%s", err, script, out.String())
 	}
 	return 0, out.String()
+}
+
+// readmeBackground is an example started with a trailing &.
+type readmeBackground struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+// startBackground starts script in the background and waits until it has printed its
+// first line (a command that serves or probes says what it did first), so that the
+// next example finds it at work.
+func (r *readmeRun) startBackground(where, script string, env []string) *readmeBackground {
+	t := r.t
+	cmd := exec.Command(r.bash, "-c", readmePreamble+strings.TrimSuffix(strings.TrimSpace(script), "&"))
+	cmd.Dir, cmd.Env = r.dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b := &readmeBackground{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = b.out, b.out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	go func() { _ = cmd.Wait(); close(b.done) }()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(b.out.String(), "\n") {
+		select {
+		case <-b.done:
+			t.Fatalf("%s: ended before the next example could use it:\n%s", where, b.out.String())
+		case <-deadline:
+			b.stop()
+			t.Fatalf("%s: printed nothing in 30 s:\n%s", where, b.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return b
+}
+
+// stop ends the background command and everything it started.
+func (b *readmeBackground) stop() {
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-b.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		<-b.done
+	}
 }
 
 // cosmosctl runs the binary with the section's environment, for the givens.
@@ -511,6 +572,14 @@ var readmeOrder = `{"id":"order-1","pk":"tenant-7","total":42}`
 func givenOrder(r *readmeRun, _ readmeExample) ([]string, func()) {
 	if code, _, errOut := r.cosmosctl(r.env(), readmeOrder, "upsert", "-f", "-"); code != 0 {
 		r.t.Fatalf("upserting order-1: exit %d: %s", code, errOut)
+	}
+	return nil, nil
+}
+
+// givenO1 creates the item o1 (partition key t1).
+func givenO1(r *readmeRun, _ readmeExample) ([]string, func()) {
+	if code, _, errOut := r.cosmosctl(r.env(), `{"id":"o1","pk":"t1"}`, "upsert", "-f", "-"); code != 0 {
+		r.t.Fatalf("upserting o1: exit %d: %s", code, errOut)
 	}
 	return nil, nil
 }
