@@ -93,21 +93,15 @@ func (s *Server) parseMetaQuery(req *request) (*metaQuery, bool) {
 
 // filter returns the query's rows over resources (as JSON), in order.
 func (mq *metaQuery) filter(resources []any) ([]json.RawMessage, error) {
-	bodies := make([][]byte, len(resources))
+	docs := make([]jsondoc.Doc, len(resources))
 	for i, r := range resources {
 		raw, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
 		}
-		bodies[i] = raw
+		docs[i] = jsondoc.Doc{Seq: uint64(i + 1), Body: raw}
 	}
-	rows, err := mq.prog.Run(func(yield func(jsondoc.Doc) bool) {
-		for i, b := range bodies {
-			if !yield(jsondoc.Doc{Seq: uint64(i + 1), Body: b}) {
-				return
-			}
-		}
-	})
+	rows, err := mq.prog.Run(docs)
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,17 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
 )
 
 // queryPosition is where a query page ended, in partition key range Range, Returned
@@ -95,35 +97,32 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 // sequence is above after, in creation order, restricted to one logical partition when
 // pkIdentity is not empty.
 func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
-	s.scan(p, region, pkIdentity, after, true, fn)
+	for _, d := range s.visibleDocs(p, region, pkIdentity, after, true) {
+		if !fn(d.Seq, d.Body) {
+			return
+		}
+	}
 }
 
-// scan is scanAfter in creation order or, for a caller that sorts anyway (ORDER BY),
-// in no particular order, which saves sorting a partition by creation on every query.
-func (s *store) scan(p *partition, region int, pkIdentity string, after uint64, inOrder bool, fn func(seq uint64, body []byte) bool) {
+// visibleDocs returns the documents scanAfter visits: in creation order, or, for a
+// caller that sorts anyway (ORDER BY), in no particular order, which saves sorting a
+// partition by creation on every query.
+func (s *store) visibleDocs(p *partition, region int, pkIdentity string, after uint64, inOrder bool) []jsondoc.Doc {
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
-	type visible struct {
-		seq  uint64
-		body []byte
-	}
 	p.mu.RLock()
-	docs := make([]visible, 0, len(p.items))
+	docs := make([]jsondoc.Doc, 0, len(p.items))
 	for _, e := range p.items {
 		if e.seq <= after || (pkIdentity != "" && e.pk.Identity() != pkIdentity) {
 			continue
 		}
 		if v := e.visibleIn(region, now, lag); v != nil && v.body != nil {
-			docs = append(docs, visible{e.seq, v.body})
+			docs = append(docs, jsondoc.Doc{Seq: e.seq, Body: v.body})
 		}
 	}
 	p.mu.RUnlock()
 	if inOrder {
-		sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+		slices.SortFunc(docs, func(a, b jsondoc.Doc) int { return cmp.Compare(a.Seq, b.Seq) })
 	}
-	for _, d := range docs {
-		if !fn(d.seq, d.body) {
-			return
-		}
-	}
+	return docs
 }

@@ -121,13 +121,7 @@ func BenchmarkMaterializeOrderBy25k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := prog.Materialize(func(yield func(Doc) bool) {
-			for _, d := range docs {
-				if !yield(d) {
-					return
-				}
-			}
-		})
+		res, err := prog.Materialize(docs)
 		if err != nil || res.Len() != len(docs) {
 			b.Fatal(res.Len(), err)
 		}

@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"bytes"
+	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -17,12 +18,18 @@ func ParseObjectFields(data []byte, fields []string) (*Value, error) {
 	return parseObjectFieldsInto(nil, data, fields, false)
 }
 
-// parseObjectFieldsInto is ParseObjectFields reusing obj (when not nil) for
-// the result, so that a scan whose documents are done with after one
-// evaluation allocates only their kept values. With uniqueKeys (stored
-// documents, which the emulator writes without duplicate keys) it stops
-// reading once every field was found.
-func parseObjectFieldsInto(obj *Value, data []byte, fields []string, uniqueKeys bool) (*Value, error) {
+// fieldReader parses document after document into the same values, for a
+// scan that is done with each document after one evaluation (an ORDER BY
+// keeps only the sort keys): only strings and numbers' text are allocated.
+type fieldReader struct {
+	obj  Value
+	vals []Value
+}
+
+// parseObjectFieldsInto is ParseObjectFields reading into r (when not nil).
+// With uniqueKeys (stored documents, which the emulator writes without
+// duplicate keys) it stops reading once every field was found.
+func parseObjectFieldsInto(r *fieldReader, data []byte, fields []string, uniqueKeys bool) (*Value, error) {
 	d := decoder{data: data}
 	d.skipSpace()
 	if d.pos >= len(data) {
@@ -35,11 +42,16 @@ func parseObjectFieldsInto(obj *Value, data []byte, fields []string, uniqueKeys 
 		return nil, errNotObject
 	}
 	d.pos++
-	if obj == nil {
+	var obj *Value
+	if r == nil {
 		obj = &Value{Kind: KindObject, Obj: make([]Member, 0, len(fields))}
 	} else {
-		clear(obj.Obj)
-		*obj = Value{Kind: KindObject, Obj: obj.Obj[:0]}
+		if len(r.vals) < len(fields) {
+			r.vals = make([]Value, len(fields))
+		}
+		clear(r.obj.Obj)
+		r.obj = Value{Kind: KindObject, Obj: r.obj.Obj[:0]}
+		obj = &r.obj
 	}
 	d.skipSpace()
 	if d.pos < len(data) && data[d.pos] == '}' {
@@ -69,7 +81,11 @@ func parseObjectFieldsInto(obj *Value, data []byte, fields []string, uniqueKeys 
 			return nil, err
 		}
 		if key, ok := wantedKey(rawKey, fields); ok {
-			v, err := parseScalarFast(data[valStart:d.pos])
+			var into *Value
+			if r != nil {
+				into = &r.vals[len(obj.Obj)%len(r.vals)]
+			}
+			v, err := parseScalarFast(data[valStart:d.pos], into)
 			if err != nil {
 				return nil, err
 			}
@@ -99,34 +115,43 @@ func parseObjectFieldsInto(obj *Value, data []byte, fields []string, uniqueKeys 
 }
 
 // parseScalarFast decodes a kept member's value: numbers, literals and plain
-// strings directly (they are what filters and sort keys mostly read), the
-// rest with Parse.
-func parseScalarFast(raw []byte) (*Value, error) {
+// strings directly (they are what filters and sort keys mostly read), into
+// the given value when there is one, the rest with Parse.
+func parseScalarFast(raw []byte, into *Value) (*Value, error) {
+	var v Value
 	switch c := raw[0]; {
 	case c == '"' && len(raw) >= 2:
 		body := raw[1 : len(raw)-1]
-		plain := utf8.Valid(body)
+		plain := raw[len(raw)-1] == '"' && utf8.Valid(body)
 		for _, b := range body {
 			if b == '\\' || b < 0x20 {
 				plain = false
 				break
 			}
 		}
-		if plain && raw[len(raw)-1] == '"' {
-			return String(string(body)), nil
+		if !plain {
+			return Parse(raw)
 		}
+		v = Value{Kind: KindString, Str: string(body)}
 	case c == '-' || isDigit(c):
-		if scanNumber(raw) == len(raw) {
-			return Number(string(raw)), nil
+		if scanNumber(raw) != len(raw) {
+			return Parse(raw)
 		}
+		v = Value{Kind: KindNumber, Num: json.Number(raw)}
 	case string(raw) == "true":
-		return Bool(true), nil
+		v = Value{Kind: KindBool, Bool: true}
 	case string(raw) == "false":
-		return Bool(false), nil
+		v = Value{Kind: KindBool}
 	case string(raw) == "null":
-		return Null(), nil
+		v = Value{}
+	default:
+		return Parse(raw)
 	}
-	return Parse(raw)
+	if into == nil {
+		into = new(Value)
+	}
+	*into = v
+	return into, nil
 }
 
 // wantedKey matches a raw (still escaped) key against fields; keys with

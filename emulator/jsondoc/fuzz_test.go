@@ -187,13 +187,7 @@ func fuzzRun(t *testing.T, q, q2 *Query, sql string, docs []string) {
 	if err1 != nil {
 		return
 	}
-	source := func(yield func(Doc) bool) {
-		for i, d := range docs {
-			if !yield(Doc{Seq: uint64(i + 1), Body: []byte(d)}) {
-				return
-			}
-		}
-	}
+	source := docsOf(docs)
 	rows1, err1 := p1.Run(source)
 	rows2, err2 := p2.Run(source)
 	if (err1 == nil) != (err2 == nil) || string(joinRows(rows1)) != string(joinRows(rows2)) {

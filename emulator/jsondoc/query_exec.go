@@ -243,42 +243,44 @@ type row struct {
 // creation order, reversed when the first ORDER BY item is DESC, as the
 // service breaks ties by _rid), de-duplicated for DISTINCT (the first
 // occurrence in result order stays), one row per group for aggregates.
-func (p *Program) Materialize(docs func(yield func(Doc) bool)) (*Result, error) {
-	r := &Result{prog: p}
+func (p *Program) Materialize(docs []Doc) (*Result, error) {
+	r := &Result{prog: p, Scanned: len(docs)}
 	var groups *aggregation
 	if p.q.Aggregating() {
 		groups = newAggregation(p.q)
+	} else {
+		r.rows = make([]row, 0, len(docs))
 	}
 	var (
-		err  error
 		keys []orderKey // carved into the rows' keys, to allocate once per 256 rows
 		// An ORDER BY scan keeps only the sort keys of a document, so one parsed
 		// object serves every document; DISTINCT and groups keep theirs.
-		reuse *Value
+		reuse *fieldReader
 	)
 	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.scan.whole && len(p.scan.names) > 0 {
-		reuse = &Value{Kind: KindObject}
+		reuse = &fieldReader{}
 	}
 	env := &evalEnv{params: p.params} // one environment for the scan; only doc changes
-
-	docs(func(d Doc) bool {
-		r.Scanned++
-		var doc *Value
+	for _, d := range docs {
+		var (
+			doc *Value
+			err error
+		)
 		if reuse != nil {
 			doc, err = parseObjectFieldsInto(reuse, d.Body, p.scan.names, true)
 		} else {
 			doc, err = p.parse(d.Body, p.scan)
 		}
 		if err != nil {
-			return false
+			return nil, err
 		}
 		env.doc = doc
 		if !p.match(env) {
-			return true
+			continue
 		}
 		if groups != nil {
 			groups.add(env)
-			return true
+			continue
 		}
 		rw := row{seq: d.Seq, body: d.Body}
 		if len(p.q.orderBy) > 0 {
@@ -293,7 +295,7 @@ func (p *Program) Materialize(docs func(yield func(Doc) bool)) (*Result, error) 
 		switch {
 		case p.q.Distinct, p.q.sel.kind == selectValue:
 			if rw.val = p.project(env); rw.val == nil {
-				return true
+				continue
 			}
 			if !p.q.Distinct && len(p.q.orderBy) > 0 {
 				rw.val = nil // projected again when emitted; holding it would pin the parse
@@ -302,10 +304,6 @@ func (p *Program) Materialize(docs func(yield func(Doc) bool)) (*Result, error) 
 			rw.val = p.project(env)
 		}
 		r.rows = append(r.rows, rw)
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
 	if groups != nil {
 		r.rows = groups.rows(p)
@@ -410,7 +408,7 @@ func (r *Result) AppendRow(dst []byte, i int) ([]byte, error) {
 // Run executes the query over docs and returns the rows TOP, OFFSET and
 // LIMIT let through, for scopes small enough to answer in one go (the
 // databases and containers feeds).
-func (p *Program) Run(docs func(yield func(Doc) bool)) ([][]byte, error) {
+func (p *Program) Run(docs []Doc) ([][]byte, error) {
 	var out [][]byte
 	n, end := 0, p.End()
 	take := func(b []byte) bool {
@@ -424,16 +422,16 @@ func (p *Program) Run(docs func(yield func(Doc) bool)) ([][]byte, error) {
 		return true
 	}
 	if p.Streaming() {
-		var err error
-		docs(func(d Doc) bool {
-			var b []byte
-			var ok bool
-			if b, ok, err = p.Select(nil, d.Body); err != nil || !ok {
-				return err == nil
+		for _, d := range docs {
+			b, ok, err := p.Select(nil, d.Body)
+			if err != nil {
+				return nil, err
 			}
-			return take(b)
-		})
-		return out, err
+			if ok && !take(b) {
+				break
+			}
+		}
+		return out, nil
 	}
 	res, err := p.Materialize(docs)
 	if err != nil {

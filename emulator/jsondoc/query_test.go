@@ -22,14 +22,12 @@ var queryDocs = []string{
 	`{"id":"j","s":"x","g":"r","_ts":5}`,
 }
 
-func docsOf(bodies []string) func(yield func(Doc) bool) {
-	return func(yield func(Doc) bool) {
-		for i, b := range bodies {
-			if !yield(Doc{Seq: uint64(i + 1), Body: []byte(b)}) {
-				return
-			}
-		}
+func docsOf(bodies []string) []Doc {
+	docs := make([]Doc, len(bodies))
+	for i, b := range bodies {
+		docs[i] = Doc{Seq: uint64(i + 1), Body: []byte(b)}
 	}
+	return docs
 }
 
 // runQuery runs sql over docs and returns the rows as one JSON array.
