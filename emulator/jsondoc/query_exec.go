@@ -227,12 +227,18 @@ type Doc struct {
 type Result struct {
 	prog *Program
 	rows []row
+	// order lists the rows in result order when it is not theirs (a sorted
+	// ORDER BY result): sorting pointers moves 8 bytes a swap, not a row.
+	order []*row
 	// Scanned is how many documents building the result read.
 	Scanned int
 }
 
 type row struct {
-	keys []orderKey // ORDER BY values, prepared for comparison
+	// k0 is the first ORDER BY value and keys the others, prepared for
+	// comparison; the first sits in the row because sorting reads it most.
+	k0   orderKey
+	keys []orderKey
 	seq  uint64
 	body []byte // the document, projected when the row is emitted
 	val  *Value // the projection, when it was computed while scanning
@@ -283,13 +289,16 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 			continue
 		}
 		rw := row{seq: d.Seq, body: d.Body}
-		if len(p.q.orderBy) > 0 {
-			if len(keys) < len(p.q.orderBy) {
-				keys = make([]orderKey, 256*len(p.q.orderBy))
-			}
-			rw.keys, keys = keys[:len(p.q.orderBy):len(p.q.orderBy)], keys[len(p.q.orderBy):]
-			for i, o := range p.q.orderBy {
-				rw.keys[i] = makeOrderKey(o.x.eval(env))
+		if n := len(p.q.orderBy); n > 0 {
+			rw.k0 = makeOrderKey(p.q.orderBy[0].x.eval(env))
+			if n > 1 {
+				if len(keys) < n-1 {
+					keys = make([]orderKey, 256*(n-1))
+				}
+				rw.keys, keys = keys[:n-1:n-1], keys[n-1:]
+				for i, o := range p.q.orderBy[1:] {
+					rw.keys[i] = makeOrderKey(o.x.eval(env))
+				}
 			}
 		}
 		switch {
@@ -310,19 +319,30 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 		return r, nil
 	}
 	if len(p.q.orderBy) > 0 {
-		slices.SortFunc(r.rows, func(a, b row) int { return p.compareRows(&a, &b) })
+		r.order = make([]*row, len(r.rows))
+		for i := range r.rows {
+			r.order[i] = &r.rows[i]
+		}
+		slices.SortFunc(r.order, p.compareRows)
 	}
 	if p.q.Distinct {
-		r.rows = distinctRows(r.rows)
+		r.distinct()
 	}
 	return r, nil
 }
 
-func distinctRows(rows []row) []row {
-	seen := make(map[string]struct{}, len(rows))
-	out := rows[:0]
+// distinct keeps the first row of each value, in result order.
+func (r *Result) distinct() {
+	if r.order == nil {
+		r.order = make([]*row, len(r.rows))
+		for i := range r.rows {
+			r.order[i] = &r.rows[i]
+		}
+	}
+	seen := make(map[string]struct{}, len(r.order))
+	out := r.order[:0]
 	var key []byte
-	for _, rw := range rows {
+	for _, rw := range r.order {
 		key = appendKey(key[:0], rw.val)
 		if _, dup := seen[string(key)]; dup {
 			continue
@@ -330,12 +350,27 @@ func distinctRows(rows []row) []row {
 		seen[string(key)] = struct{}{}
 		out = append(out, rw)
 	}
-	clear(rows[len(out):])
-	return out
+	clear(r.order[len(out):])
+	r.order = out
+}
+
+// at returns row i in result order.
+func (r *Result) at(i int) *row {
+	if r.order != nil {
+		return r.order[i]
+	}
+	return &r.rows[i]
 }
 
 func (p *Program) compareRows(a, b *row) int {
-	for i, o := range p.q.orderBy {
+	c := compareOrderKeys(&a.k0, &b.k0)
+	if p.q.orderBy[0].desc {
+		c = -c
+	}
+	if c != 0 {
+		return c
+	}
+	for i, o := range p.q.orderBy[1:] {
 		c := compareOrderKeys(&a.keys[i], &b.keys[i])
 		if o.desc {
 			c = -c
@@ -344,7 +379,7 @@ func (p *Program) compareRows(a, b *row) int {
 			return c
 		}
 	}
-	c := cmp.Compare(a.seq, b.seq)
+	c = cmp.Compare(a.seq, b.seq)
 	if p.q.orderBy[0].desc {
 		c = -c
 	}
@@ -352,12 +387,17 @@ func (p *Program) compareRows(a, b *row) int {
 }
 
 // Len is the number of rows.
-func (r *Result) Len() int { return len(r.rows) }
+func (r *Result) Len() int {
+	if r.order != nil {
+		return len(r.order)
+	}
+	return len(r.rows)
+}
 
 // Position returns the ORDER BY values and the creation sequence of row i,
 // which is where a page ending at row i resumes ([Result.After]).
 func (r *Result) Position(i int) ([]*Value, uint64, error) {
-	rw := &r.rows[i]
+	rw := r.at(i)
 	doc, err := r.prog.parse(rw.body, r.prog.scan)
 	if err != nil {
 		return nil, 0, err
@@ -376,18 +416,18 @@ func (r *Result) Position(i int) ([]*Value, uint64, error) {
 // rows were added or removed.
 func (r *Result) After(keys []*Value, seq uint64) int {
 	if len(keys) != len(r.prog.q.orderBy) {
-		return len(r.rows)
+		return r.Len()
 	}
-	probe := row{keys: make([]orderKey, len(keys)), seq: seq}
-	for i, k := range keys {
+	probe := row{k0: makeOrderKey(keys[0]), keys: make([]orderKey, len(keys)-1), seq: seq}
+	for i, k := range keys[1:] {
 		probe.keys[i] = makeOrderKey(k)
 	}
-	return sort.Search(len(r.rows), func(i int) bool { return r.prog.compareRows(&r.rows[i], &probe) > 0 })
+	return sort.Search(r.Len(), func(i int) bool { return r.prog.compareRows(r.at(i), &probe) > 0 })
 }
 
 // AppendRow appends the JSON of row i to dst.
 func (r *Result) AppendRow(dst []byte, i int) ([]byte, error) {
-	rw := &r.rows[i]
+	rw := r.at(i)
 	switch {
 	case rw.val != nil:
 		return rw.val.AppendJSON(dst), nil
