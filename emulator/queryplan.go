@@ -117,13 +117,16 @@ package emulator
 //
 // A VALUE aggregate's range returns exactly one row: an array with one partial, e.g.
 // [{"item": 12}], [{"item": {"sum": 30, "count": 12}}] or [{"item": 2, "item2": {"min": 2,
-// "count": 12}}]. An empty range returns COUNT 0 and SUM 0, an AVG with count 0 and no
-// sum, a MIN or MAX with count 0 and no min or max. A SUM or AVG that met a value other
-// than a number, and a MIN or MAX that met an array or object, is undefined: the key is
-// missing ([{}] for SUM); the merged result is then undefined, and the query returns no
-// row. Undefined values are skipped by every aggregate. A client combines: COUNT and SUM
-// add up; AVG divides the summed sums by the summed counts (undefined at count 0); MIN
-// and MAX take the extreme, in the order above, of the ranges whose count is above 0.
+// "count": 12}}]. An empty range returns COUNT 0 and SUM 0, an AVG with sum 0 and count
+// 0, a MIN or MAX with count 0 and no min or max ([{"item2": {"count": 0}}]). A SUM or
+// AVG that met a value other than a number, and a MIN or MAX that met an array or an
+// object, is undefined in that range: its key is missing ([{}] for SUM, no "sum" for
+// AVG, no "item" and no "min" for MIN); over one partition the query then returns no row,
+// and a client merging ranges should make the result undefined too (the JavaScript SDK
+// gives up on an undefined SUM but skips such a range for AVG). Undefined values are
+// skipped by every aggregate. A client combines: COUNT and SUM add up; AVG divides the
+// summed sums by the summed counts (undefined at count 0); MIN and MAX take the extreme,
+// in the order above, of the ranges whose count is above 0.
 // Without VALUE, a range returns one row {"payload": {"a": <partial>, …}} and the query
 // exactly one row: the object of the defined results. With GROUP BY, a range returns one
 // row per group it holds, {"groupByItems": [{"item": g}, …], "payload": …}, where a
