@@ -12,18 +12,36 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
 
-// queryPosition is where a query page ended: after the document with creation sequence
-// Seq in partition key range Range, Returned documents into the query (for TOP). The
-// scan order within a range is the creation order (the order of _rid), so a position
-// stays valid when documents are inserted, replaced or deleted between pages: an insert
-// sorts after every existing document and is neither skipped nor repeated, unlike an
-// offset, which shifts under it.
+// queryPosition is where a query page ended, in partition key range Range, Returned
+// rows of the result order into the query (TOP, OFFSET and LIMIT count them).
+//
+// A streaming query (Kind "") scans in creation order (the order of _rid) and ended
+// after the document with creation sequence Seq: the position stays valid when
+// documents are inserted, replaced or deleted between pages, because an insert sorts
+// after every existing document and is neither skipped nor repeated, unlike an offset,
+// which shifts under it. An ORDER BY query (Kind "o") ended after the row with ORDER BY
+// values Keys (the orderByItems form, [{"item": v}, …]) and creation sequence Seq, and
+// resumes after that point of the sorted order, which is as stable. Other materialized
+// results (Kind "m": DISTINCT, aggregates, GROUP BY) resume at row Index. Query is the
+// fingerprint of the query, its parameters and the partition key, so that a token is
+// not applied to another query.
 type queryPosition struct {
-	Version  int    `json:"v"`
-	Range    string `json:"r"`
-	Seq      uint64 `json:"s"`
-	Returned int    `json:"n,omitempty"`
+	Version  int             `json:"v"`
+	Range    string          `json:"r"`
+	Seq      uint64          `json:"s"`
+	Returned int             `json:"n,omitempty"`
+	Kind     string          `json:"k,omitempty"`
+	Keys     json.RawMessage `json:"o,omitempty"`
+	Index    int             `json:"i,omitempty"`
+	Query    string          `json:"q,omitempty"`
 }
+
+// Kinds of query positions.
+const (
+	positionScan    = ""
+	positionOrdered = "o"
+	positionRows    = "m"
+)
 
 const queryPositionVersion = 1
 
@@ -48,7 +66,8 @@ func parseQueryContinuation(v string) (queryPosition, error) {
 		return p, errors.New("the continuation token is not one this emulator issued")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(v)
-	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 {
+	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 || p.Index < 0 ||
+		(p.Kind != positionScan && p.Kind != positionOrdered && p.Kind != positionRows) {
 		return queryPosition{}, errors.New("the continuation token is not one this emulator issued")
 	}
 	return p, nil
