@@ -97,11 +97,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	if pg.next != nil {
 		req.w.Header().Set(cosmos.HeaderContinuation, pg.next.token())
 	}
-	if pg.docs == nil {
-		pg.docs = []json.RawMessage{}
-	}
-	body, _ := json.Marshal(cosmos.DocumentFeed{RID: c.meta.RID, Documents: pg.docs, Count: len(pg.docs)})
-	s.writeFeed(req, body, len(pg.docs), chargeQuery(pg.examined, pg.bytes))
+	s.writeFeed(req, pg.feed(c.meta.RID), len(pg.docs), chargeQuery(pg.examined, pg.bytes))
 }
 
 // compileQuery parses and binds a query; ok is false once an error has been answered.
@@ -146,6 +142,26 @@ type queryPage struct {
 // its first row.
 func (pg *queryPage) fits(n int) bool {
 	return len(pg.docs) == 0 || (len(pg.docs) < pg.maxItems && pg.bytes+n <= maxPageBytes)
+}
+
+// feed renders the page as the service's feed body. The rows are compact JSON already
+// (stored documents or the encoder's output), so they are copied rather than
+// re-validated by encoding/json, which cost more than producing them.
+func (pg *queryPage) feed(rid string) []byte {
+	b := make([]byte, 0, pg.bytes+len(pg.docs)+64)
+	b = append(b, `{"_rid":`...)
+	q, _ := json.Marshal(rid)
+	b = append(b, q...)
+	b = append(b, `,"Documents":[`...)
+	for i, d := range pg.docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	b = append(b, `],"_count":`...)
+	b = strconv.AppendInt(b, int64(len(pg.docs)), 10)
+	return append(b, '}')
 }
 
 func (pg *queryPage) add(row []byte) {
@@ -275,7 +291,10 @@ func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity
 	}
 	next := queryPosition{Range: p.rng.ID, Returned: consumed, Kind: positionRows, Index: i, Query: pg.fingerprint}
 	if prog.Ordered() {
-		keys, seq := res.Position(i - 1)
+		keys, seq, err := res.Position(i - 1)
+		if err != nil {
+			return err
+		}
 		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, 0, encodeOrderKeys(keys)
 	}
 	pg.next = &next

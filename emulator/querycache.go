@@ -57,7 +57,7 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 	rc.mu.Unlock()
 
 	res, err := prog.Materialize(func(yield func(jsondoc.Doc) bool) {
-		s.store.scanAfter(p, region, pkIdentity, 0, func(seq uint64, body []byte) bool {
+		s.store.scan(p, region, pkIdentity, 0, !prog.Ordered(), func(seq uint64, body []byte) bool {
 			return yield(jsondoc.Doc{Seq: seq, Body: body})
 		})
 	})

@@ -95,6 +95,12 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 // sequence is above after, in creation order, restricted to one logical partition when
 // pkIdentity is not empty.
 func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
+	s.scan(p, region, pkIdentity, after, true, fn)
+}
+
+// scan is scanAfter in creation order or, for a caller that sorts anyway (ORDER BY),
+// in no particular order, which saves sorting a partition by creation on every query.
+func (s *store) scan(p *partition, region int, pkIdentity string, after uint64, inOrder bool, fn func(seq uint64, body []byte) bool) {
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
 	type visible struct {
@@ -112,7 +118,9 @@ func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uin
 		}
 	}
 	p.mu.RUnlock()
-	sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+	if inOrder {
+		sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+	}
 	for _, d := range docs {
 		if !fn(d.seq, d.body) {
 			return

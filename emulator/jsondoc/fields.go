@@ -1,6 +1,9 @@
 package jsondoc
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // ParseObjectFields parses a JSON object but decodes only the top-level
 // members named in fields; the others are stepped over without building
@@ -11,6 +14,15 @@ import "bytes"
 // skipped are not checked (a malformed skipped member may go unnoticed),
 // while the kept ones are decoded exactly as Parse decodes them.
 func ParseObjectFields(data []byte, fields []string) (*Value, error) {
+	return parseObjectFieldsInto(nil, data, fields, false)
+}
+
+// parseObjectFieldsInto is ParseObjectFields reusing obj (when not nil) for
+// the result, so that a scan whose documents are done with after one
+// evaluation allocates only their kept values. With uniqueKeys (stored
+// documents, which the emulator writes without duplicate keys) it stops
+// reading once every field was found.
+func parseObjectFieldsInto(obj *Value, data []byte, fields []string, uniqueKeys bool) (*Value, error) {
 	d := decoder{data: data}
 	d.skipSpace()
 	if d.pos >= len(data) {
@@ -23,7 +35,12 @@ func ParseObjectFields(data []byte, fields []string) (*Value, error) {
 		return nil, errNotObject
 	}
 	d.pos++
-	obj := &Value{Kind: KindObject, Obj: make([]Member, 0, len(fields))}
+	if obj == nil {
+		obj = &Value{Kind: KindObject, Obj: make([]Member, 0, len(fields))}
+	} else {
+		clear(obj.Obj)
+		*obj = Value{Kind: KindObject, Obj: obj.Obj[:0]}
+	}
 	d.skipSpace()
 	if d.pos < len(data) && data[d.pos] == '}' {
 		return obj, nil
@@ -52,7 +69,7 @@ func ParseObjectFields(data []byte, fields []string) (*Value, error) {
 			return nil, err
 		}
 		if key, ok := wantedKey(rawKey, fields); ok {
-			v, err := Parse(data[valStart:d.pos])
+			v, err := parseScalarFast(data[valStart:d.pos])
 			if err != nil {
 				return nil, err
 			}
@@ -60,6 +77,9 @@ func ParseObjectFields(data []byte, fields []string) (*Value, error) {
 				obj.Obj[i].Val = v
 			} else {
 				obj.Obj = append(obj.Obj, Member{Key: key, Val: v})
+			}
+			if uniqueKeys && len(obj.Obj) == len(fields) {
+				return obj, nil
 			}
 		}
 		d.skipSpace()
@@ -76,6 +96,37 @@ func ParseObjectFields(data []byte, fields []string) (*Value, error) {
 			return nil, d.errorf("invalid character %s after object key:value pair", quoteChar(c))
 		}
 	}
+}
+
+// parseScalarFast decodes a kept member's value: numbers, literals and plain
+// strings directly (they are what filters and sort keys mostly read), the
+// rest with Parse.
+func parseScalarFast(raw []byte) (*Value, error) {
+	switch c := raw[0]; {
+	case c == '"' && len(raw) >= 2:
+		body := raw[1 : len(raw)-1]
+		plain := utf8.Valid(body)
+		for _, b := range body {
+			if b == '\\' || b < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain && raw[len(raw)-1] == '"' {
+			return String(string(body)), nil
+		}
+	case c == '-' || isDigit(c):
+		if scanNumber(raw) == len(raw) {
+			return Number(string(raw)), nil
+		}
+	case string(raw) == "true":
+		return Bool(true), nil
+	case string(raw) == "false":
+		return Bool(false), nil
+	case string(raw) == "null":
+		return Null(), nil
+	}
+	return Parse(raw)
 }
 
 // wantedKey matches a raw (still escaped) key against fields; keys with

@@ -19,8 +19,9 @@ type evalEnv struct {
 	doc    *Value
 	params map[string]*Value
 	// aggs holds the final values of the query's aggregates while a grouped
-	// row is projected; aggExpr.index points into it.
-	aggs []*Value
+	// row is projected; aggExpr.index points into it. (A pointer keeps the
+	// environment, allocated per document, at three words.)
+	aggs *[]*Value
 }
 
 // Shared results; expression evaluation never mutates values.
@@ -372,13 +373,13 @@ type callExpr struct {
 }
 
 func (x *callExpr) eval(env *evalEnv) *Value {
-	var buf [4]*Value // most functions take at most four; keeps evaluation allocation-free
-	a := buf[:0]
-	if len(x.args) > len(buf) {
-		a = make([]*Value, 0, len(x.args))
-	}
-	for _, e := range x.args {
-		a = append(a, e.eval(env))
+	a := args{n: len(x.args)}
+	for i, e := range x.args {
+		if i < len(a.v) {
+			a.v[i] = e.eval(env)
+		} else {
+			a.more = append(a.more, e.eval(env))
+		}
 	}
 	return x.f.eval(a)
 }
@@ -396,8 +397,8 @@ type aggExpr struct {
 }
 
 func (x *aggExpr) eval(env *evalEnv) *Value {
-	if x.index < len(env.aggs) {
-		return env.aggs[x.index]
+	if env.aggs != nil && x.index < len(*env.aggs) {
+		return (*env.aggs)[x.index]
 	}
 	return nil
 }

@@ -13,20 +13,35 @@ import (
 // are the exception and always answer true or false.
 type function struct {
 	min, max int
-	eval     func(a []*Value) *Value
+	eval     func(a args) *Value
+}
+
+// args are a call's argument values, passed by value: a slice of them would
+// escape to the heap through the indirect call on every evaluation.
+type args struct {
+	n    int
+	v    [4]*Value
+	more []*Value // beyond the fourth (CONCAT)
+}
+
+func (a args) get(i int) *Value {
+	if i < len(a.v) {
+		return a.v[i]
+	}
+	return a.more[i-len(a.v)]
 }
 
 // functions are the supported built-ins by upper-case name.
 var functions = map[string]*function{
 	// type checks
-	"IS_DEFINED":   {1, 1, func(a []*Value) *Value { return boolResult(a[0] != nil) }},
+	"IS_DEFINED":   {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil) }},
 	"IS_NULL":      {1, 1, kindCheck(KindNull)},
 	"IS_BOOL":      {1, 1, kindCheck(KindBool)},
 	"IS_NUMBER":    {1, 1, kindCheck(KindNumber)},
 	"IS_STRING":    {1, 1, kindCheck(KindString)},
 	"IS_ARRAY":     {1, 1, kindCheck(KindArray)},
 	"IS_OBJECT":    {1, 1, kindCheck(KindObject)},
-	"IS_PRIMITIVE": {1, 1, func(a []*Value) *Value { return boolResult(a[0] != nil && a[0].Kind <= KindString) }},
+	"IS_PRIMITIVE": {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil && a.v[0].Kind <= KindString) }},
 
 	// strings
 	"STARTSWITH": {2, 3, stringTest(strings.HasPrefix)},
@@ -58,8 +73,8 @@ var functions = map[string]*function{
 	"ROUND":   {1, 1, numberMap(nil, math.Round)}, // half away from zero, as the service rounds
 }
 
-func kindCheck(k Kind) func(a []*Value) *Value {
-	return func(a []*Value) *Value { return boolResult(a[0] != nil && a[0].Kind == k) }
+func kindCheck(k Kind) func(a args) *Value {
+	return func(a args) *Value { return boolResult(a.v[0] != nil && a.v[0].Kind == k) }
 }
 
 func str(v *Value) (string, bool) {
@@ -86,18 +101,18 @@ func integer(v *Value) (int, bool) {
 
 // stringTest is STARTSWITH, ENDSWITH and CONTAINS with the optional
 // ignoreCase flag.
-func stringTest(test func(s, sub string) bool) func(a []*Value) *Value {
-	return func(a []*Value) *Value {
-		s, ok1 := str(a[0])
-		sub, ok2 := str(a[1])
+func stringTest(test func(s, sub string) bool) func(a args) *Value {
+	return func(a args) *Value {
+		s, ok1 := str(a.v[0])
+		sub, ok2 := str(a.v[1])
 		if !ok1 || !ok2 {
 			return nil
 		}
-		if len(a) == 3 {
-			if a[2] == nil || a[2].Kind != KindBool {
+		if a.n == 3 {
+			if a.v[2] == nil || a.v[2].Kind != KindBool {
 				return nil
 			}
-			if a[2].Bool {
+			if a.v[2].Bool {
 				s, sub = strings.ToLower(s), strings.ToLower(sub)
 			}
 		}
@@ -105,9 +120,9 @@ func stringTest(test func(s, sub string) bool) func(a []*Value) *Value {
 	}
 }
 
-func stringMap(f func(string) string) func(a []*Value) *Value {
-	return func(a []*Value) *Value {
-		s, ok := str(a[0])
+func stringMap(f func(string) string) func(a args) *Value {
+	return func(a args) *Value {
+		s, ok := str(a.v[0])
 		if !ok {
 			return nil
 		}
@@ -116,18 +131,18 @@ func stringMap(f func(string) string) func(a []*Value) *Value {
 }
 
 // Positions and lengths count characters (code points), not bytes.
-func fnLength(a []*Value) *Value {
-	s, ok := str(a[0])
+func fnLength(a args) *Value {
+	s, ok := str(a.v[0])
 	if !ok {
 		return nil
 	}
 	return intValue(int64(utf8.RuneCountInString(s)))
 }
 
-func fnConcat(a []*Value) *Value {
+func fnConcat(a args) *Value {
 	var b strings.Builder
-	for _, v := range a {
-		s, ok := str(v)
+	for i := 0; i < a.n; i++ {
+		s, ok := str(a.get(i))
 		if !ok {
 			return nil
 		}
@@ -146,28 +161,28 @@ func runeSlice(s string, start, n int) string {
 	return string(r[start:min(len(r), start+n)])
 }
 
-func fnSubstring(a []*Value) *Value {
-	s, ok := str(a[0])
-	start, ok2 := integer(a[1])
-	n, ok3 := integer(a[2])
+func fnSubstring(a args) *Value {
+	s, ok := str(a.v[0])
+	start, ok2 := integer(a.v[1])
+	n, ok3 := integer(a.v[2])
 	if !ok || !ok2 || !ok3 {
 		return nil
 	}
 	return String(runeSlice(s, start, n))
 }
 
-func fnLeft(a []*Value) *Value {
-	s, ok := str(a[0])
-	n, ok2 := integer(a[1])
+func fnLeft(a args) *Value {
+	s, ok := str(a.v[0])
+	n, ok2 := integer(a.v[1])
 	if !ok || !ok2 {
 		return nil
 	}
 	return String(runeSlice(s, 0, n))
 }
 
-func fnRight(a []*Value) *Value {
-	s, ok := str(a[0])
-	n, ok2 := integer(a[1])
+func fnRight(a args) *Value {
+	s, ok := str(a.v[0])
+	n, ok2 := integer(a.v[1])
 	if !ok || !ok2 {
 		return nil
 	}
@@ -175,15 +190,15 @@ func fnRight(a []*Value) *Value {
 	return String(runeSlice(s, count-max(n, 0), n))
 }
 
-func fnIndexOf(a []*Value) *Value {
-	s, ok := str(a[0])
-	sub, ok2 := str(a[1])
+func fnIndexOf(a args) *Value {
+	s, ok := str(a.v[0])
+	sub, ok2 := str(a.v[1])
 	if !ok || !ok2 {
 		return nil
 	}
 	start := 0
-	if len(a) == 3 {
-		if start, ok = integer(a[2]); !ok {
+	if a.n == 3 {
+		if start, ok = integer(a.v[2]); !ok {
 			return nil
 		}
 	}
@@ -198,10 +213,10 @@ func fnIndexOf(a []*Value) *Value {
 	return intValue(int64(start + utf8.RuneCountInString(string(r[start:])[:i])))
 }
 
-func fnReplace(a []*Value) *Value {
-	s, ok1 := str(a[0])
-	old, ok2 := str(a[1])
-	repl, ok3 := str(a[2])
+func fnReplace(a args) *Value {
+	s, ok1 := str(a.v[0])
+	old, ok2 := str(a.v[1])
+	repl, ok3 := str(a.v[2])
 	if !ok1 || !ok2 || !ok3 {
 		return nil
 	}
@@ -211,8 +226,8 @@ func fnReplace(a []*Value) *Value {
 	return String(strings.ReplaceAll(s, old, repl))
 }
 
-func fnToString(a []*Value) *Value {
-	v := a[0]
+func fnToString(a args) *Value {
+	v := a.v[0]
 	switch {
 	case v == nil:
 		return nil
@@ -227,23 +242,23 @@ func fnToString(a []*Value) *Value {
 // fnArrayContains is ARRAY_CONTAINS(arr, value[, partial]); in partial
 // mode an object element matches when it has every top-level property of
 // the searched object.
-func fnArrayContains(a []*Value) *Value {
-	arr := a[0]
+func fnArrayContains(a args) *Value {
+	arr := a.v[0]
 	partial := false
-	if len(a) == 3 {
-		if a[2] == nil || a[2].Kind != KindBool {
+	if a.n == 3 {
+		if a.v[2] == nil || a.v[2].Kind != KindBool {
 			return nil
 		}
-		partial = a[2].Bool
+		partial = a.v[2].Bool
 	}
 	if arr == nil || arr.Kind != KindArray {
 		return nil
 	}
-	if a[1] == nil {
+	if a.v[1] == nil {
 		return falseValue
 	}
 	for _, e := range arr.Arr {
-		if Equal(e, a[1]) || (partial && partialMatch(e, a[1])) {
+		if Equal(e, a.v[1]) || (partial && partialMatch(e, a.v[1])) {
 			return trueValue
 		}
 	}
@@ -262,18 +277,18 @@ func partialMatch(elem, want *Value) bool {
 	return true
 }
 
-func fnArrayLength(a []*Value) *Value {
-	if a[0] == nil || a[0].Kind != KindArray {
+func fnArrayLength(a args) *Value {
+	if a.v[0] == nil || a.v[0].Kind != KindArray {
 		return nil
 	}
-	return intValue(int64(len(a[0].Arr)))
+	return intValue(int64(len(a.v[0].Arr)))
 }
 
 // fnArraySlice is ARRAY_SLICE(arr, start[, length]); a negative start
 // counts from the end.
-func fnArraySlice(a []*Value) *Value {
-	arr := a[0]
-	start, ok := integer(a[1])
+func fnArraySlice(a args) *Value {
+	arr := a.v[0]
+	start, ok := integer(a.v[1])
 	if arr == nil || arr.Kind != KindArray || !ok {
 		return nil
 	}
@@ -282,8 +297,8 @@ func fnArraySlice(a []*Value) *Value {
 		start = max(n+start, 0)
 	}
 	end := n
-	if len(a) == 3 {
-		l, ok := integer(a[2])
+	if a.n == 3 {
+		l, ok := integer(a.v[2])
 		if !ok {
 			return nil
 		}
@@ -298,9 +313,9 @@ func fnArraySlice(a []*Value) *Value {
 // numberMap applies a mathematical function, exactly on integers when ints
 // is given (ABS) and through float64 otherwise; integers are their own
 // floor, ceiling and rounding.
-func numberMap(ints func(int64) int64, floats func(float64) float64) func(a []*Value) *Value {
-	return func(a []*Value) *Value {
-		v := a[0]
+func numberMap(ints func(int64) int64, floats func(float64) float64) func(a args) *Value {
+	return func(a args) *Value {
+		v := a.v[0]
 		if v == nil || v.Kind != KindNumber {
 			return nil
 		}

@@ -153,6 +153,8 @@ func (p *Program) Streaming() bool {
 // Ordered reports whether the query has ORDER BY.
 func (p *Program) Ordered() bool { return len(p.q.orderBy) > 0 }
 
+// parse reads what evaluation needs of a stored document. Stored documents have
+// no duplicate keys, so reading stops once the fields are found.
 func (p *Program) parse(body []byte, fs fieldSet) (*Value, error) {
 	if fs.whole {
 		return ParseObject(body)
@@ -160,7 +162,7 @@ func (p *Program) parse(body []byte, fs fieldSet) (*Value, error) {
 	if len(fs.names) == 0 {
 		return &Value{Kind: KindObject, Obj: []Member{}}, nil
 	}
-	return ParseObjectFields(body, fs.names)
+	return parseObjectFieldsInto(nil, body, fs.names, true)
 }
 
 func (p *Program) match(env *evalEnv) bool {
@@ -230,7 +232,7 @@ type Result struct {
 }
 
 type row struct {
-	keys []*Value // ORDER BY values
+	keys []orderKey // ORDER BY values, prepared for comparison
 	seq  uint64
 	body []byte // the document, projected when the row is emitted
 	val  *Value // the projection, when it was computed while scanning
@@ -247,38 +249,57 @@ func (p *Program) Materialize(docs func(yield func(Doc) bool)) (*Result, error) 
 	if p.q.Aggregating() {
 		groups = newAggregation(p.q)
 	}
-	var err error
+	var (
+		err  error
+		keys []orderKey // carved into the rows' keys, to allocate once per 256 rows
+		// An ORDER BY scan keeps only the sort keys of a document, so one parsed
+		// object serves every document; DISTINCT and groups keep theirs.
+		reuse *Value
+	)
+	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.scan.whole && len(p.scan.names) > 0 {
+		reuse = &Value{Kind: KindObject}
+	}
+	env := &evalEnv{params: p.params} // one environment for the scan; only doc changes
+
 	docs(func(d Doc) bool {
 		r.Scanned++
 		var doc *Value
-		if doc, err = p.parse(d.Body, p.scan); err != nil {
+		if reuse != nil {
+			doc, err = parseObjectFieldsInto(reuse, d.Body, p.scan.names, true)
+		} else {
+			doc, err = p.parse(d.Body, p.scan)
+		}
+		if err != nil {
 			return false
 		}
-		env := evalEnv{doc: doc, params: p.params}
-		if !p.match(&env) {
+		env.doc = doc
+		if !p.match(env) {
 			return true
 		}
 		if groups != nil {
-			groups.add(&env)
+			groups.add(env)
 			return true
 		}
 		rw := row{seq: d.Seq, body: d.Body}
 		if len(p.q.orderBy) > 0 {
-			rw.keys = make([]*Value, len(p.q.orderBy))
+			if len(keys) < len(p.q.orderBy) {
+				keys = make([]orderKey, 256*len(p.q.orderBy))
+			}
+			rw.keys, keys = keys[:len(p.q.orderBy):len(p.q.orderBy)], keys[len(p.q.orderBy):]
 			for i, o := range p.q.orderBy {
-				rw.keys[i] = o.x.eval(&env)
+				rw.keys[i] = makeOrderKey(o.x.eval(env))
 			}
 		}
 		switch {
 		case p.q.Distinct, p.q.sel.kind == selectValue:
-			if rw.val = p.project(&env); rw.val == nil {
+			if rw.val = p.project(env); rw.val == nil {
 				return true
 			}
 			if !p.q.Distinct && len(p.q.orderBy) > 0 {
 				rw.val = nil // projected again when emitted; holding it would pin the parse
 			}
 		case p.q.sel.kind == selectList && len(p.q.orderBy) == 0:
-			rw.val = p.project(&env)
+			rw.val = p.project(env)
 		}
 		r.rows = append(r.rows, rw)
 		return true
@@ -317,7 +338,7 @@ func distinctRows(rows []row) []row {
 
 func (p *Program) compareRows(a, b *row) int {
 	for i, o := range p.q.orderBy {
-		c := CompareOrder(a.keys[i], b.keys[i])
+		c := compareOrderKeys(&a.keys[i], &b.keys[i])
 		if o.desc {
 			c = -c
 		}
@@ -337,16 +358,31 @@ func (r *Result) Len() int { return len(r.rows) }
 
 // Position returns the ORDER BY values and the creation sequence of row i,
 // which is where a page ending at row i resumes ([Result.After]).
-func (r *Result) Position(i int) ([]*Value, uint64) { return r.rows[i].keys, r.rows[i].seq }
+func (r *Result) Position(i int) ([]*Value, uint64, error) {
+	rw := &r.rows[i]
+	doc, err := r.prog.parse(rw.body, r.prog.scan)
+	if err != nil {
+		return nil, 0, err
+	}
+	env := evalEnv{doc: doc, params: r.prog.params}
+	keys := make([]*Value, len(r.prog.q.orderBy))
+	for j, o := range r.prog.q.orderBy {
+		keys[j] = o.x.eval(&env)
+	}
+	return keys, rw.seq, nil
+}
 
 // After returns the index of the first row that sorts after the position
 // (keys, seq) of an ORDER BY result: the next row to emit once that
 // position has been emitted, even if the result was rebuilt in between and
 // rows were added or removed.
 func (r *Result) After(keys []*Value, seq uint64) int {
-	probe := row{keys: keys, seq: seq}
 	if len(keys) != len(r.prog.q.orderBy) {
 		return len(r.rows)
+	}
+	probe := row{keys: make([]orderKey, len(keys)), seq: seq}
+	for i, k := range keys {
+		probe.keys[i] = makeOrderKey(k)
 	}
 	return sort.Search(len(r.rows), func(i int) bool { return r.prog.compareRows(&r.rows[i], &probe) > 0 })
 }
@@ -467,7 +503,7 @@ func (a *aggregation) rows(p *Program) []row {
 		for i := range g.states {
 			vals[i] = g.states[i].result()
 		}
-		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: vals}); v != nil {
+		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals}); v != nil {
 			rows = append(rows, row{val: v})
 		}
 	}
