@@ -87,6 +87,7 @@ type pathSeg struct {
 	key     string
 	index   int
 	isIndex bool
+	quoted  bool // written c["key"]; kept when the query is rendered, as the gateway keeps it
 	dyn     expr
 }
 

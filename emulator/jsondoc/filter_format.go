@@ -189,7 +189,7 @@ func (x *pathExpr) appendSQL(b []byte) []byte {
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(s.index), 10)
 			b = append(b, ']')
-		case isIdent(s.key):
+		case isIdent(s.key) && !s.quoted:
 			b = append(b, '.')
 			b = append(b, s.key...)
 		default:

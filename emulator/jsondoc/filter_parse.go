@@ -640,7 +640,7 @@ func (p *sqlParser) segments(x *pathExpr) error {
 			switch {
 			case n.kind == tokString && isPunct(closing, "]"):
 				p.next()
-				x.segs = append(x.segs, pathSeg{key: n.text})
+				x.segs = append(x.segs, pathSeg{key: n.text, quoted: true})
 			case n.kind == tokNumber && isPunct(closing, "]"):
 				p.next()
 				i, err := strconv.Atoi(n.text)

@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -420,7 +421,7 @@ func (q *Query) validate() error {
 		if hasAggregate(g) {
 			return invalidQuery(0, "GROUP BY %s: aggregates cannot be grouped by", sqlText(g))
 		}
-		groups[sqlText(g)] = true
+		groups[groupText(g)] = true
 	}
 	check := func(x expr) error {
 		if bad := ungrouped(x, groups); bad != nil {
@@ -451,7 +452,7 @@ func ungrouped(x expr, groups map[string]bool) expr {
 	if _, ok := x.(*aggExpr); ok {
 		return nil
 	}
-	if groups[sqlText(x)] {
+	if groups[groupText(x)] {
 		return nil
 	}
 	if px, ok := x.(*pathExpr); ok && px.base == nil {
@@ -486,6 +487,13 @@ func collectParams(x expr, into []string) []string {
 	}
 	return into
 }
+
+// quotedName matches c["name"] segments that could be written c.name.
+var quotedName = regexp.MustCompile(`\["([\p{L}_][\p{L}\p{N}_]*)"\]`)
+
+// groupText is an expression's text for matching SELECT entries with GROUP BY
+// expressions, where c["a"] and c.a are the same.
+func groupText(x expr) string { return quotedName.ReplaceAllString(sqlText(x), ".$1") }
 
 // sqlText renders an expression as the gateway writes it in a query plan.
 func sqlText(x expr) string { return string(x.appendSQL(nil)) }
