@@ -470,13 +470,20 @@ func (p *sqlParser) multiplicative() (expr, error) {
 	return l, nil
 }
 
+func negateNumber(n string) string {
+	if strings.HasPrefix(n, "-") {
+		return n[1:]
+	}
+	return "-" + n
+}
+
 func (p *sqlParser) unary() (expr, error) {
 	t := p.peek()
 	if !isPunct(t, "-") && !isPunct(t, "+") {
 		return p.postfix()
 	}
 	p.next()
-	if n := p.peek(); n.kind == tokNumber {
+	if n := p.peek(); n.kind == tokNumber && !isPunct(p.peekAt(1), ".") && !isPunct(p.peekAt(1), "[") {
 		p.next()
 		if t.text == "-" {
 			return &literalExpr{v: Number("-" + n.text)}, nil
@@ -490,6 +497,13 @@ func (p *sqlParser) unary() (expr, error) {
 	x, err := p.unary()
 	if err != nil {
 		return nil, err
+	}
+	// -(5) is the literal -5, so that rendering and parsing agree.
+	if lit, ok := x.(*literalExpr); ok && lit.v != nil && lit.v.Kind == KindNumber {
+		if t.text == "+" {
+			return lit, nil
+		}
+		return &literalExpr{v: Number(negateNumber(string(lit.v.Num)))}, nil
 	}
 	return &negExpr{x: x, plus: t.text == "+"}, nil
 }
