@@ -25,7 +25,7 @@ type resultCache struct {
 }
 
 const (
-	resultCacheEntries = 32
+	resultCacheEntries = 16
 	resultCacheTTL     = 2 * time.Minute
 )
 
