@@ -17,8 +17,9 @@ type Program struct {
 	offset int // 0 without OFFSET
 	limit  int // -1 when the query has no LIMIT
 	// scan are the properties evaluating a query needs from every
-	// document; proj those projecting a selected document needs.
-	scan, proj fieldSet
+	// document; proj those projecting a selected document needs; sel both,
+	// for a streaming query that filters and projects in one go.
+	scan, proj, sel fieldSet
 }
 
 // fieldSet names the top-level properties an evaluation reads, or whole
@@ -37,7 +38,7 @@ func (fs *fieldSet) add(x expr) {
 		case len(px.segs) == 0 || px.segs[0].dyn != nil:
 			fs.whole = true
 			return
-		case !px.segs[0].isIndex && !containsString(fs.names, px.segs[0].key):
+		case !px.segs[0].isIndex && !slices.Contains(fs.names, px.segs[0].key):
 			fs.names = append(fs.names, px.segs[0].key)
 		}
 	}
@@ -51,7 +52,7 @@ func (fs *fieldSet) union(o fieldSet) {
 		fs.whole = true
 	}
 	for _, n := range o.names {
-		if !containsString(fs.names, n) {
+		if !slices.Contains(fs.names, n) {
 			fs.names = append(fs.names, n)
 		}
 	}
@@ -99,6 +100,10 @@ func (q *Query) Bind(params map[string]*Value) (*Program, error) {
 	// Projections computed while scanning: DISTINCT compares them, groups
 	// keep them, and an ordered VALUE query drops the undefined ones before
 	// TOP and OFFSET count.
+	p.sel = fieldSet{names: slices.Clone(p.scan.names), whole: p.scan.whole}
+	if q.sel.kind != selectStar {
+		p.sel.union(p.proj)
+	}
 	if q.Distinct || q.Aggregating() || (len(q.orderBy) > 0 && q.sel.kind == selectValue) {
 		p.scan.union(p.proj)
 	}
@@ -191,12 +196,7 @@ func (p *Program) project(env *evalEnv) *Value {
 // matches and its projection is defined, the row's JSON is appended to dst
 // and ok is true. SELECT * appends the stored body unchanged.
 func (p *Program) Select(dst, body []byte) (out []byte, ok bool, err error) {
-	fs := p.scan
-	fs.union(p.proj)
-	if p.q.sel.kind == selectStar {
-		fs = p.scan
-	}
-	doc, err := p.parse(body, fs)
+	doc, err := p.parse(body, p.sel)
 	if err != nil {
 		return dst, false, err
 	}

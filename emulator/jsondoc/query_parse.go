@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -260,7 +261,7 @@ func (p *sqlParser) count(clause string) (Count, error) {
 	t := p.next()
 	switch t.kind {
 	case tokParam:
-		if !containsString(p.params, t.text) {
+		if !slices.Contains(p.params, t.text) {
 			p.params = append(p.params, t.text)
 		}
 		return Count{Set: true, Param: t.text}, nil
@@ -277,15 +278,6 @@ func (p *sqlParser) count(clause string) (Count, error) {
 		return Count{}, invalidQuery(t.pos, "%s must be a non-negative integer", clause)
 	}
 	return Count{}, invalidQuery(t.pos, "expected a number after %s, found %s", clause, t)
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // clauses parses what follows FROM: WHERE, GROUP BY, ORDER BY, OFFSET …
@@ -479,7 +471,7 @@ func hasAggregate(x expr) bool {
 }
 
 func collectParams(x expr, into []string) []string {
-	if pe, ok := x.(*paramExpr); ok && !containsString(into, pe.name) {
+	if pe, ok := x.(*paramExpr); ok && !slices.Contains(into, pe.name) {
 		into = append(into, pe.name)
 	}
 	for _, c := range x.children() {
