@@ -206,7 +206,8 @@ func TestBadInputGetsTheRightStatusAndAnErrorBody(t *testing.T) {
 		{"unknown database", "GET", cosmos.ItemPath("nodb", "items", "x"), pk, nil, 404, 0},
 		{"unknown container", "GET", cosmos.ItemPath("db", "nocoll", "x"), pk, nil, 404, 0},
 		{"unsupported method on an item", "POST", itemPath("x"), pk, `{}`, 404, 0},
-		{"unsupported query", "POST", itemsPath(), merge(pk, map[string]string{cosmos.HeaderIsQuery: "true", "Content-Type": "application/query+json"}), `{"query":"SELECT c.id FROM c ORDER BY c.id"}`, 400, 0},
+		{"unsupported query", "POST", itemsPath(), merge(pk, map[string]string{cosmos.HeaderIsQuery: "true", "Content-Type": "application/query+json"}), `{"query":"SELECT c.id FROM c JOIN t IN c.tags"}`, 400, 0},
+		{"cross-partition query that needs a plan", "POST", itemsPath(), map[string]string{cosmos.HeaderIsQuery: "true", cosmos.HeaderEnableCrossPartition: "true"}, `{"query":"SELECT * FROM c ORDER BY c.id"}`, 400, 1004},
 		{"query body that is not JSON", "POST", itemsPath(), merge(pk, map[string]string{cosmos.HeaderIsQuery: "true"}), `SELECT`, 400, 0},
 		{"cross-partition query without opting in", "POST", itemsPath(), map[string]string{cosmos.HeaderIsQuery: "true"}, `{"query":"SELECT * FROM c"}`, 400, 0},
 		{"container with a bad partition key path", "POST", "/dbs/db/colls", nil, `{"id":"c2","partitionKey":{"paths":["pk"],"kind":"Hash"}}`, 400, 0},
@@ -410,9 +411,13 @@ func TestQueries(t *testing.T) {
 	if len(docs) != 5 {
 		t.Errorf("cross-partition query returned %d, want 5", len(docs))
 	}
-	docs, _ = query(map[string]string{cosmos.HeaderEnableCrossPartition: "true"}, "SELECT TOP 3 * FROM c")
+	docs, _ = query(pkHeader(`["a"]`), "SELECT TOP 3 * FROM c")
 	if len(docs) != 3 {
 		t.Errorf("TOP 3 returned %d", len(docs))
+	}
+	resp, err := c.do(s.Endpoint(), "POST", itemsPath(), map[string]string{cosmos.HeaderIsQuery: "true", cosmos.HeaderEnableCrossPartition: "true"}, cosmos.QuerySpec{Query: "SELECT TOP 3 * FROM c"})
+	if code, sub := statusOf(t, resp, err); code != 400 || sub != 1004 {
+		t.Errorf("cross-partition TOP 3 answered %d/%d, want 400/1004 (it needs a query plan)", code, sub)
 	}
 	// Paging: 13 documents in pages of 5 → 5, 5, 3.
 	var total []string

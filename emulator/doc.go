@@ -11,7 +11,8 @@
 // which a replica goes away while the gateway keeps handing out its address for a while
 // (see replicas.go). The faults
 // and latencies themselves are modelled in the faults sub-package; document JSON, patch
-// and the small SQL subset live in jsondoc.
+// and the SQL (parsing, evaluation, query plans) live in jsondoc. Queries, their paging
+// and the gateway's query plans are served by query.go, querycache.go and queryplan.go.
 //
 // It must not depend on the engine or the CLI: it is the other side of the wire.
 package emulator

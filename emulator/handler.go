@@ -412,6 +412,13 @@ func (s *Server) writeJSON(req *request, status int, body []byte, charge float64
 
 // writeError answers with a Cosmos error body and its status, substatus and headers.
 func (s *Server) writeError(req *request, e *cosmos.Error, charge float64) {
+	s.writeErrorInfo(req, e, charge, "")
+}
+
+// writeErrorInfo is writeError with the body's additionalErrorInfo, which the gateway
+// fills for a few errors (a cross-partition query that needs a query plan carries the
+// plan there).
+func (s *Server) writeErrorInfo(req *request, e *cosmos.Error, charge float64, info string) {
 	h := s.baseHeaders(req, charge)
 	h.Set(cosmos.HeaderSubStatus, strconv.Itoa(e.SubStatus))
 	if e.RetryAfter > 0 {
@@ -422,6 +429,13 @@ func (s *Server) writeError(req *request, e *cosmos.Error, charge float64) {
 		code = cosmos.StatusName(e.StatusCode, e.SubStatus)
 	}
 	body := appendErrorBody(nil, code, e.Message, req.activityID)
+	if info != "" {
+		body, _ = json.Marshal(struct {
+			Code                string `json:"code"`
+			Message             string `json:"message"`
+			AdditionalErrorInfo string `json:"additionalErrorInfo"`
+		}{code, e.Message + "\r\nActivityId: " + req.activityID + ", cosmosctl-emulator", info})
+	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	s.finishHeaders(req, e.StatusCode)

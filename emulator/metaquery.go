@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -65,16 +64,15 @@ func (s *Server) serveMetadataExtras(req *request, segs []string) bool {
 	return false
 }
 
-// metaQuery is a parsed query on a metadata feed.
+// metaQuery is a query on a metadata feed, bound to its parameters.
 type metaQuery struct {
-	q      *jsondoc.Query
-	params map[string]*jsondoc.Value
+	prog *jsondoc.Program
 }
 
 // parseMetaQuery reads a query body; ok is false once an error has been answered.
 func (s *Server) parseMetaQuery(req *request) (*metaQuery, bool) {
 	if strings.EqualFold(req.r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
-		s.writeError(req, badRequest("the emulator does not produce query plans"), 0)
+		s.writeError(req, badRequest("query plans are for queries on documents; the emulator answers queries on databases and containers directly"), 0)
 		return nil, false
 	}
 	body, ok := s.readBody(req)
@@ -86,52 +84,36 @@ func (s *Server) parseMetaQuery(req *request) (*metaQuery, bool) {
 		s.writeError(req, badRequest("the query body is not valid JSON: %v (expected {\"query\": \"SELECT …\", \"parameters\": […]})", err), 0)
 		return nil, false
 	}
-	q, err := jsondoc.ParseQuery(spec.Query)
-	if err != nil {
-		if errors.Is(err, jsondoc.ErrUnsupported) {
-			s.writeError(req, badRequest("%v", err), 0)
-		} else {
-			s.writeError(req, badRequest("syntax error in query: %v", err), 0)
-		}
+	prog, ok := s.compileQuery(req, spec)
+	if !ok {
 		return nil, false
 	}
-	mq := &metaQuery{q: q, params: map[string]*jsondoc.Value{}}
-	for _, p := range spec.Parameters {
-		v, err := jsondoc.Parse(p.Value)
-		if err != nil {
-			s.writeError(req, badRequest("query parameter %s has an invalid value: %v", p.Name, err), 0)
-			return nil, false
-		}
-		mq.params[p.Name] = v
-	}
-	return mq, true
+	return &metaQuery{prog: prog}, true
 }
 
-// filter returns the resources (as JSON) the query selects, in order.
+// filter returns the query's rows over resources (as JSON), in order.
 func (mq *metaQuery) filter(resources []any) ([]json.RawMessage, error) {
-	out := []json.RawMessage{}
-	for _, r := range resources {
-		if mq.q.Top > 0 && len(out) >= mq.q.Top {
-			break
-		}
+	bodies := make([][]byte, len(resources))
+	for i, r := range resources {
 		raw, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
 		}
-		if mq.q.Where != nil {
-			doc, err := jsondoc.ParseObject(raw)
-			if err != nil {
-				return nil, err
-			}
-			ok, err := mq.q.Where.Match(doc, mq.params)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
+		bodies[i] = raw
+	}
+	rows, err := mq.prog.Run(func(yield func(jsondoc.Doc) bool) {
+		for i, b := range bodies {
+			if !yield(jsondoc.Doc{Seq: uint64(i + 1), Body: b}) {
+				return
 			}
 		}
-		out = append(out, raw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(rows))
+	for i, r := range rows {
+		out[i] = r
 	}
 	return out, nil
 }

@@ -3,7 +3,10 @@ package emulator
 import (
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -17,8 +20,8 @@ const (
 	maxPageBytes     = 4 << 20
 )
 
-// serveQuery runs the small SQL subset the emulator supports, read feeds (GET …/docs)
-// and the change feed (a read feed with A-IM).
+// serveQuery runs queries (the SQL of jsondoc.ParseQuery), query plan requests
+// (queryplan.go), read feeds (GET …/docs) and the change feed (a read feed with A-IM).
 func (s *Server) serveQuery(req *request, db, coll string) {
 	c, cerr := s.store.container(db, coll)
 	if cerr != nil {
@@ -33,10 +36,6 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	}
 	spec := cosmos.QuerySpec{Query: "SELECT * FROM c"}
 	if r.Method == http.MethodPost {
-		if strings.EqualFold(r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
-			s.writeError(req, badRequest("the emulator does not produce query plans; it runs single-partition and simple cross-partition queries directly"), 0)
-			return
-		}
 		body, ok := s.readBody(req)
 		if !ok {
 			return
@@ -46,33 +45,28 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			return
 		}
 	}
-	q, err := jsondoc.ParseQuery(spec.Query)
-	if err != nil {
-		if errors.Is(err, jsondoc.ErrUnsupported) {
-			s.writeError(req, badRequest("%v", err), 0)
-		} else {
-			s.writeError(req, badRequest("syntax error in query: %v", err), 0)
-		}
+	prog, ok := s.compileQuery(req, spec)
+	if !ok {
 		return
 	}
-	params := map[string]*jsondoc.Value{}
-	for _, p := range spec.Parameters {
-		v, err := jsondoc.Parse(p.Value)
-		if err != nil {
-			s.writeError(req, badRequest("query parameter %s has an invalid value: %v", p.Name, err), 0)
-			return
-		}
-		params[p.Name] = v
+	if strings.EqualFold(r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
+		s.serveQueryPlan(req, prog)
+		return
 	}
 
 	parts, pkIdentity, ok := s.queryScope(req, c)
 	if !ok {
 		return
 	}
+	if len(parts) > 1 && prog.Query().NeedsPlan() {
+		s.refuseNeedsPlan(req, prog)
+		return
+	}
 	maxItems, ok := s.maxItemCount(req)
 	if !ok {
 		return
 	}
+	fingerprint := queryFingerprint(spec, pkIdentity)
 	var cont queryPosition
 	if v := r.Header.Get(cosmos.HeaderContinuation); v != "" {
 		var err error
@@ -84,17 +78,108 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			s.writeError(req, badRequest("the continuation token names partition key range %q, which this container does not have: it was issued for another container; restart the query without it", cont.Range), 0)
 			return
 		}
+		if msg := cont.mismatch(prog, fingerprint); msg != "" {
+			s.writeError(req, badRequest("%s; restart the query without the continuation token", msg), 0)
+			return
+		}
 	}
+	pg := queryPage{maxItems: maxItems, fingerprint: fingerprint}
+	var err error
+	if prog.Streaming() {
+		err = s.streamQuery(req, parts, pkIdentity, prog, cont, &pg)
+	} else {
+		err = s.pageResult(req, c, parts[0], pkIdentity, prog, spec, cont, &pg)
+	}
+	if err != nil {
+		s.writeError(req, badRequest("%v", err), 0)
+		return
+	}
+	if pg.next != nil {
+		req.w.Header().Set(cosmos.HeaderContinuation, pg.next.token())
+	}
+	s.writeFeed(req, pg.feed(c.meta.RID), len(pg.docs), chargeQuery(pg.examined, pg.bytes))
+}
 
+// compileQuery parses and binds a query; ok is false once an error has been answered.
+func (s *Server) compileQuery(req *request, spec cosmos.QuerySpec) (*jsondoc.Program, bool) {
+	q, err := jsondoc.ParseQuery(spec.Query)
+	if err != nil {
+		if errors.Is(err, jsondoc.ErrUnsupported) {
+			s.writeError(req, badRequest("%v", err), 0)
+		} else {
+			s.writeError(req, badRequest("syntax error in query: %v", err), 0)
+		}
+		return nil, false
+	}
+	params := map[string]*jsondoc.Value{}
+	for _, p := range spec.Parameters {
+		v, err := jsondoc.Parse(p.Value)
+		if err != nil {
+			s.writeError(req, badRequest("query parameter %s has an invalid value: %v", p.Name, err), 0)
+			return nil, false
+		}
+		params[p.Name] = v
+	}
+	prog, err := q.Bind(params)
+	if err != nil {
+		s.writeError(req, badRequest("%v", err), 0)
+		return nil, false
+	}
+	return prog, true
+}
+
+// queryPage collects one page of results.
+type queryPage struct {
+	maxItems    int
+	fingerprint string
+	docs        []json.RawMessage
+	bytes       int
+	examined    int
+	next        *queryPosition // the continuation, when there is more
+}
+
+// fits reports whether a row of n bytes still goes on the page; a page always takes
+// its first row.
+func (pg *queryPage) fits(n int) bool {
+	return len(pg.docs) == 0 || (len(pg.docs) < pg.maxItems && pg.bytes+n <= maxPageBytes)
+}
+
+// feed renders the page as the service's feed body. The rows are compact JSON already
+// (stored documents or the encoder's output), so they are copied rather than
+// re-validated by encoding/json, which cost more than producing them.
+func (pg *queryPage) feed(rid string) []byte {
+	b := make([]byte, 0, pg.bytes+len(pg.docs)+64)
+	b = append(b, `{"_rid":`...)
+	q, _ := json.Marshal(rid)
+	b = append(b, q...)
+	b = append(b, `,"Documents":[`...)
+	for i, d := range pg.docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	b = append(b, `],"_count":`...)
+	b = strconv.AppendInt(b, int64(len(pg.docs)), 10)
+	return append(b, '}')
+}
+
+func (pg *queryPage) add(row []byte) {
+	pg.docs = append(pg.docs, row)
+	pg.bytes += len(row)
+}
+
+// streamQuery pages a streaming query: the scopes' documents in creation order, range
+// after range, one document at a time.
+func (s *Server) streamQuery(req *request, parts []*partition, pkIdentity string, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
+	_, offset, _ := prog.Bounds()
+	end := prog.End()
+	consumed := cont.Returned
+	started := cont.Range == ""
 	var (
-		docs      []json.RawMessage
-		scanned   int
-		bytes     int
-		more      bool
-		evalErr   error
-		last      queryPosition
-		remaining = q.Top - cont.Returned
-		started   = cont.Range == ""
+		evalErr error
+		last    queryPosition
+		done    bool
 	)
 	for _, p := range parts {
 		after := uint64(0)
@@ -105,54 +190,177 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			started, after = true, cont.Seq
 		}
 		s.store.scanAfter(p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
-			scanned++
-			if q.Where != nil {
-				doc, err := jsondoc.ParseObject(body)
-				if err != nil {
-					evalErr = err
-					return false
-				}
-				ok, err := q.Where.Match(doc, params)
-				if err != nil {
-					evalErr = err
-					return false
-				}
-				if !ok {
-					return true
-				}
-			}
-			if q.Top > 0 && remaining <= 0 {
+			if end >= 0 && consumed >= end {
+				done = true
 				return false
 			}
-			if len(docs) >= maxItems || bytes+len(body) > maxPageBytes {
-				more = true
+			pg.examined++
+			var row []byte
+			if prog.Star() {
+				ok, err := prog.Match(body)
+				if err != nil || !ok {
+					evalErr = err
+					return err == nil
+				}
+				row = body
+			} else {
+				out, ok, err := prog.Select(nil, body)
+				if err != nil || !ok {
+					evalErr = err
+					return err == nil
+				}
+				row = out
+			}
+			if consumed < offset {
+				consumed++
+				last = queryPosition{Range: p.rng.ID, Seq: seq}
+				return true
+			}
+			if !pg.fits(len(row)) {
+				pg.next = &queryPosition{}
 				return false
 			}
-			if q.Top > 0 {
-				remaining--
-			}
-			docs = append(docs, body)
-			bytes += len(body)
+			consumed++
+			pg.add(row)
 			last = queryPosition{Range: p.rng.ID, Seq: seq}
 			return true
 		})
-		if more || evalErr != nil || (q.Top > 0 && remaining <= 0) {
+		if pg.next != nil || evalErr != nil || done {
 			break
 		}
 	}
 	if evalErr != nil {
-		s.writeError(req, badRequest("%v", evalErr), 0)
-		return
+		return evalErr
 	}
-	if more {
-		last.Returned = cont.Returned + len(docs)
-		req.w.Header().Set(cosmos.HeaderContinuation, last.token())
+	if pg.next != nil {
+		last.Returned, last.Query = consumed, pg.fingerprint
+		pg.next = &last
 	}
-	if docs == nil {
-		docs = []json.RawMessage{}
+	return nil
+}
+
+// pageResult pages a query that needs the whole scope before its first row (ORDER BY,
+// DISTINCT, aggregates, GROUP BY). Its scope is one partition: a partition key, a range,
+// or the single range of a container, since across ranges such a query needs a plan.
+func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity string, prog *jsondoc.Program, spec cosmos.QuerySpec, cont queryPosition, pg *queryPage) error {
+	res, err := s.results.get(s, req.region, c, p, pkIdentity, prog, spec)
+	if err != nil {
+		return err
 	}
-	body, _ := json.Marshal(cosmos.DocumentFeed{RID: c.meta.RID, Documents: docs, Count: len(docs)})
-	s.writeFeed(req, body, len(docs), chargeQuery(scanned, bytes))
+	_, offset, _ := prog.Bounds()
+	end := prog.End()
+	consumed := cont.Returned
+	start := 0
+	switch {
+	case cont.Range == "":
+	case cont.Kind == positionOrdered:
+		keys, err := decodeOrderKeys(cont.Keys)
+		if err != nil {
+			return err
+		}
+		start = res.After(keys, cont.Seq)
+	default:
+		start = min(cont.Index, res.Len())
+	}
+	i := start
+	for ; i < res.Len(); i++ {
+		if end >= 0 && consumed >= end {
+			break
+		}
+		if consumed < offset {
+			consumed++
+			continue
+		}
+		row, err := res.AppendRow(nil, i)
+		if err != nil {
+			return err
+		}
+		if !pg.fits(len(row)) {
+			pg.next = &queryPosition{}
+			break
+		}
+		consumed++
+		pg.add(row)
+	}
+	pg.examined = i - start
+	if cont.Range == "" && !prog.Ordered() {
+		pg.examined = res.Scanned
+	}
+	if pg.next == nil {
+		return nil
+	}
+	next := queryPosition{Range: p.rng.ID, Returned: consumed, Kind: positionRows, Index: i, Query: pg.fingerprint}
+	if prog.Ordered() {
+		keys, seq, err := res.Position(i - 1)
+		if err != nil {
+			return err
+		}
+		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, 0, encodeOrderKeys(keys)
+	}
+	pg.next = &next
+	return nil
+}
+
+// mismatch explains why the position cannot continue prog, or returns "".
+func (p queryPosition) mismatch(prog *jsondoc.Program, fingerprint string) string {
+	want := positionScan
+	switch {
+	case prog.Ordered():
+		want = positionOrdered
+	case !prog.Streaming():
+		want = positionRows
+	}
+	if p.Kind != want || (p.Query != "" && p.Query != fingerprint) || (p.Kind != positionScan && p.Query == "") {
+		return "the continuation token belongs to another query (or other parameters, or another partition key)"
+	}
+	return ""
+}
+
+// queryFingerprint identifies a query, its parameters and its partition key for
+// continuation tokens.
+func queryFingerprint(spec cosmos.QuerySpec, pkIdentity string) string {
+	h := fnv.New64a()
+	h.Write([]byte(spec.Query))
+	params := slices.Clone(spec.Parameters)
+	slices.SortFunc(params, func(a, b cosmos.QueryParameter) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range params {
+		h.Write([]byte{0})
+		h.Write([]byte(p.Name))
+		h.Write([]byte{0})
+		h.Write(p.Value)
+	}
+	h.Write([]byte{1})
+	h.Write([]byte(pkIdentity))
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// encodeOrderKeys writes ORDER BY values as the service's orderByItems: [{"item": v}, …]
+// with {} for undefined.
+func encodeOrderKeys(keys []*jsondoc.Value) json.RawMessage {
+	arr := make([]*jsondoc.Value, len(keys))
+	for i, k := range keys {
+		if k == nil {
+			arr[i] = jsondoc.Object()
+		} else {
+			arr[i] = jsondoc.Object(jsondoc.Member{Key: "item", Val: k})
+		}
+	}
+	return jsondoc.Array(arr...).AppendJSON(nil)
+}
+
+func decodeOrderKeys(raw json.RawMessage) ([]*jsondoc.Value, error) {
+	v, err := jsondoc.Parse(raw)
+	if err != nil || v.Kind != jsondoc.KindArray {
+		return nil, errors.New("the continuation token is not one this emulator issued")
+	}
+	keys := make([]*jsondoc.Value, len(v.Arr))
+	for i, e := range v.Arr {
+		if e.Kind != jsondoc.KindObject {
+			return nil, errors.New("the continuation token is not one this emulator issued")
+		}
+		keys[i] = e.Get("item")
+	}
+	return keys, nil
 }
 
 // queryScope picks the partitions a query reads: the one holding the partition key in

@@ -12,18 +12,36 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
 
-// queryPosition is where a query page ended: after the document with creation sequence
-// Seq in partition key range Range, Returned documents into the query (for TOP). The
-// scan order within a range is the creation order (the order of _rid), so a position
-// stays valid when documents are inserted, replaced or deleted between pages: an insert
-// sorts after every existing document and is neither skipped nor repeated, unlike an
-// offset, which shifts under it.
+// queryPosition is where a query page ended, in partition key range Range, Returned
+// rows of the result order into the query (TOP, OFFSET and LIMIT count them).
+//
+// A streaming query (Kind "") scans in creation order (the order of _rid) and ended
+// after the document with creation sequence Seq: the position stays valid when
+// documents are inserted, replaced or deleted between pages, because an insert sorts
+// after every existing document and is neither skipped nor repeated, unlike an offset,
+// which shifts under it. An ORDER BY query (Kind "o") ended after the row with ORDER BY
+// values Keys (the orderByItems form, [{"item": v}, …]) and creation sequence Seq, and
+// resumes after that point of the sorted order, which is as stable. Other materialized
+// results (Kind "m": DISTINCT, aggregates, GROUP BY) resume at row Index. Query is the
+// fingerprint of the query, its parameters and the partition key, so that a token is
+// not applied to another query.
 type queryPosition struct {
-	Version  int    `json:"v"`
-	Range    string `json:"r"`
-	Seq      uint64 `json:"s"`
-	Returned int    `json:"n,omitempty"`
+	Version  int             `json:"v"`
+	Range    string          `json:"r"`
+	Seq      uint64          `json:"s"`
+	Returned int             `json:"n,omitempty"`
+	Kind     string          `json:"k,omitempty"`
+	Keys     json.RawMessage `json:"o,omitempty"`
+	Index    int             `json:"i,omitempty"`
+	Query    string          `json:"q,omitempty"`
 }
+
+// Kinds of query positions.
+const (
+	positionScan    = ""
+	positionOrdered = "o"
+	positionRows    = "m"
+)
 
 const queryPositionVersion = 1
 
@@ -48,7 +66,8 @@ func parseQueryContinuation(v string) (queryPosition, error) {
 		return p, errors.New("the continuation token is not one this emulator issued")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(v)
-	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 {
+	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 || p.Index < 0 ||
+		(p.Kind != positionScan && p.Kind != positionOrdered && p.Kind != positionRows) {
 		return queryPosition{}, errors.New("the continuation token is not one this emulator issued")
 	}
 	return p, nil
@@ -76,6 +95,12 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 // sequence is above after, in creation order, restricted to one logical partition when
 // pkIdentity is not empty.
 func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
+	s.scan(p, region, pkIdentity, after, true, fn)
+}
+
+// scan is scanAfter in creation order or, for a caller that sorts anyway (ORDER BY),
+// in no particular order, which saves sorting a partition by creation on every query.
+func (s *store) scan(p *partition, region int, pkIdentity string, after uint64, inOrder bool, fn func(seq uint64, body []byte) bool) {
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
 	type visible struct {
@@ -93,7 +118,9 @@ func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uin
 		}
 	}
 	p.mu.RUnlock()
-	sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+	if inOrder {
+		sort.Slice(docs, func(i, j int) bool { return docs[i].seq < docs[j].seq })
+	}
 	for _, d := range docs {
 		if !fn(d.seq, d.body) {
 			return

@@ -29,8 +29,11 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 // with continuation, cross-partition queries, databases and containers, preferred and
 // excluded regions, 429 with retry-after, 503 failover, 403/3 after a failover, the
 // change feed (from the beginning, 304, resume, from now, by partition key),
-// transactional batch (200, 207/424 with nothing applied), bulk, and throughput (read
-// and replace an offer).
+// transactional batch (200, 207/424 with nothing applied), bulk, throughput (read
+// and replace an offer), and every supported query form through the SDK's query-plan
+// pipeline across four ranges (ORDER BY, TOP, OFFSET/LIMIT, DISTINCT, aggregates, GROUP
+// BY, projections and functions, paged), compared with the same queries computed in
+// JavaScript.
 func TestOfficialJavaScriptSDK(t *testing.T) {
 	dir, err := filepath.Abs(filepath.Join("..", "sdkcompat", "js"))
 	if err != nil {

@@ -24,6 +24,8 @@ const systemPython = "/usr/bin/python3"
 //   - 409 on a duplicate create; delete 204, then read 404;
 //   - a cross-partition query (enableCrossPartitionQuery) over several partition keys,
 //     and a query within one partition key;
+//   - cross-partition ORDER BY, TOP and VALUE aggregates, which this SDK runs from the
+//     query plan the gateway attaches to its 400/1004 refusal;
 //   - databases and containers: create, read, list, query by id, delete;
 //   - the change feed per partition key range: from the beginning with a page size,
 //     drained to the end, resumed from the etag after new writes (only those);

@@ -469,6 +469,91 @@ func TestSDKSinglePartitionQueryWithParameter(t *testing.T) {
 	}
 }
 
+// The Go SDK runs no query-plan pipeline: queries in one logical partition run whole
+// in the emulator (ORDER BY, TOP, OFFSET … LIMIT, DISTINCT, aggregates, GROUP BY, paged
+// with continuations), simple queries run across partitions, and a cross-partition
+// query that needs a plan gets the gateway's 400/1004.
+func TestSDKQueriesInOnePartitionOfEveryForm(t *testing.T) {
+	s := startSDKTest(t)
+	c := newSDKClient(t, s)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p1")
+	var docs []sdkDoc
+	for i := 0; i < 30; i++ {
+		d := sdkDoc{ID: "q" + strconv.Itoa(i), PK: "p1", N: (i * 7) % 30, Color: []string{"red", "green", "blue"}[i%3]}
+		if i%5 == 0 {
+			d.PK = "p2" // another logical partition: never in the results
+		}
+		if _, err := c.container.CreateItem(ctx, azcosmos.NewPartitionKeyString(d.PK), mustJSON(t, d), nil); err != nil {
+			t.Fatalf("create %s: %v", d.ID, err)
+		}
+		if d.PK == "p1" {
+			docs = append(docs, d)
+		}
+	}
+	query := func(pk azcosmos.PartitionKey, sql string, pageSize int32) ([]string, int, error) {
+		pager := c.container.NewQueryItemsPager(sql, pk, &azcosmos.QueryOptions{PageSizeHint: pageSize})
+		var rows []string
+		pages := 0
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				return rows, pages, err
+			}
+			pages++
+			for _, item := range page.Items {
+				rows = append(rows, string(item))
+			}
+		}
+		return rows, pages, nil
+	}
+	byN := slices.Clone(docs)
+	slices.SortFunc(byN, func(a, b sdkDoc) int { return b.N - a.N })
+	var wantIDs []string
+	for _, d := range byN {
+		wantIDs = append(wantIDs, strconv.Quote(d.ID))
+	}
+	rows, pages, err := query(pk, "SELECT VALUE c.id FROM c ORDER BY c.n DESC", 5)
+	if err != nil || !slices.Equal(rows, wantIDs) || pages < len(docs)/5 {
+		t.Errorf("ORDER BY DESC in pages of 5: %v in %d pages (%v), want %v", rows, pages, err, wantIDs)
+	}
+	rows, _, err = query(pk, "SELECT TOP 3 VALUE c.id FROM c ORDER BY c.n DESC", 2)
+	if err != nil || !slices.Equal(rows, wantIDs[:3]) {
+		t.Errorf("TOP 3: %v (%v)", rows, err)
+	}
+	rows, _, err = query(pk, "SELECT VALUE c.id FROM c ORDER BY c.n DESC OFFSET 4 LIMIT 6", 4)
+	if err != nil || !slices.Equal(rows, wantIDs[4:10]) {
+		t.Errorf("OFFSET 4 LIMIT 6: %v (%v)", rows, err)
+	}
+	rows, _, err = query(pk, "SELECT DISTINCT VALUE c.color FROM c ORDER BY c.color", 1)
+	if err != nil || !slices.Equal(rows, []string{`"blue"`, `"green"`, `"red"`}) {
+		t.Errorf("DISTINCT VALUE: %v (%v)", rows, err)
+	}
+	rows, _, err = query(pk, "SELECT VALUE COUNT(1) FROM c", 0)
+	if err != nil || !slices.Equal(rows, []string{strconv.Itoa(len(docs))}) {
+		t.Errorf("COUNT: %v (%v)", rows, err)
+	}
+	rows, _, err = query(pk, "SELECT c.color, COUNT(1) AS n FROM c WHERE c.color = 'red' GROUP BY c.color", 0)
+	if err != nil || !slices.Equal(rows, []string{`{"color":"red","n":8}`}) {
+		t.Errorf("GROUP BY: %v (%v)", rows, err)
+	}
+	rows, _, err = query(pk, "SELECT c.id, UPPER(c.color) AS c FROM c WHERE c.n BETWEEN 1 AND 2", 0)
+	if err != nil || len(rows) != 2 {
+		t.Errorf("projection with functions: %v (%v)", rows, err)
+	}
+
+	all := azcosmos.NewPartitionKey()
+	rows, _, err = query(all, "SELECT VALUE c.id FROM c WHERE c.n < 3", 4)
+	if slices.Sort(rows); err != nil || !slices.Equal(rows, []string{`"q0"`, `"q13"`, `"q26"`}) {
+		t.Errorf("simple cross-partition query: %v (%v)", rows, err)
+	}
+	_, _, err = query(all, "SELECT * FROM c ORDER BY c.n", 0)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest || re.RawResponse.Header.Get(cosmos.HeaderSubStatus) != "1004" {
+		t.Errorf("cross-partition ORDER BY without a query plan: %v, want 400/1004", err)
+	}
+}
+
 func TestSDKCreatesAndReadsContainer(t *testing.T) {
 	s := startSDKTest(t)
 	c := newSDKClient(t, s)

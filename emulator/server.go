@@ -37,6 +37,9 @@ type Server struct {
 	wg       sync.WaitGroup
 
 	logger *log.Logger
+	// results caches the sorted and aggregated results that query pages read
+	// (querycache.go).
+	results *resultCache
 	// bodyTimeout is Options.BodyTimeout with its default.
 	bodyTimeout   time.Duration
 	testServeHook func(*http.Request)
@@ -94,7 +97,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{}), reps: newReplicaRegistry()}
+	s := &Server{cfg: cfg, key: key, clock: clock, started: clock.Now(), closing: make(chan struct{}), reps: newReplicaRegistry(), results: newResultCache()}
 	logTo := opts.Log
 	if logTo == nil {
 		logTo = os.Stderr

@@ -548,29 +548,3 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	p.recordCommit(commit{lsn: v.lsn, committed: now, origin: region}, now, lag)
 	return writeResult{version: v, created: created, part: p, lsn: p.lsn}, nil
 }
-
-// scan calls fn for every document region sees in partition p, in creation order,
-// restricted to one logical partition when pkIdentity is not empty.
-func (s *store) scan(p *partition, region int, pkIdentity string, fn func(body []byte) bool) {
-	now := s.clock.Now()
-	lag := time.Duration(s.lag.Load())
-	p.mu.RLock()
-	entries := make([]*itemEntry, 0, len(p.items))
-	bodies := make(map[*itemEntry][]byte, len(p.items))
-	for _, e := range p.items {
-		if pkIdentity != "" && e.pk.Identity() != pkIdentity {
-			continue
-		}
-		if v := e.visibleIn(region, now, lag); v != nil && v.body != nil {
-			entries = append(entries, e)
-			bodies[e] = v.body
-		}
-	}
-	p.mu.RUnlock()
-	sort.Slice(entries, func(i, j int) bool { return entries[i].seq < entries[j].seq })
-	for _, e := range entries {
-		if !fn(bodies[e]) {
-			return
-		}
-	}
-}

@@ -2,6 +2,8 @@ package jsondoc
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +90,46 @@ func BenchmarkFilterMatch1KB(b *testing.B) {
 	for b.Loop() {
 		if ok, err := q.Where.Match(v, params); !ok || err != nil {
 			b.Fatal(ok, err)
+		}
+	}
+}
+
+// orderByDocs are n stored documents of about 1 KB with a permuted "n".
+func orderByDocs(n int) []Doc {
+	docs := make([]Doc, n)
+	pad := strings.Repeat("x", 900)
+	for i := range docs {
+		docs[i] = Doc{Seq: uint64(i + 1), Body: []byte(fmt.Sprintf(
+			`{"id":"q%06d","pk":"p%d","n":%d,"cat":"red","pad":%q,"_rid":"abcDEF==","_self":"dbs/abc==/colls/def==/docs/ghi==/","_etag":"\"0000d-0000\"","_attachments":"attachments/","_ts":1716000000}`,
+			i, i%97, (i*7919)%n, pad))}
+	}
+	return docs
+}
+
+// BenchmarkMaterializeOrderBy25k is the work behind a range's first ORDER BY page:
+// filter, sort keys and the sort over 25,000 documents (the rewritten query a
+// cross-partition ORDER BY sends to each of 4 ranges holding 100,000 items).
+func BenchmarkMaterializeOrderBy25k(b *testing.B) {
+	docs := orderByDocs(25000)
+	q, err := ParseQuery("SELECT c._rid, [{\"item\": c.n}] AS orderByItems, c AS payload\nFROM c\nWHERE (true)\nORDER BY c.n DESC")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := q.Bind(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := prog.Materialize(func(yield func(Doc) bool) {
+			for _, d := range docs {
+				if !yield(d) {
+					return
+				}
+			}
+		})
+		if err != nil || res.Len() != len(docs) {
+			b.Fatal(res.Len(), err)
 		}
 	}
 }

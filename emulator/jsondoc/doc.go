@@ -7,8 +7,15 @@
 //
 // On top of that tree the package implements the two places where the
 // emulator has to understand document contents: Cosmos DB partial document
-// updates ([ParsePatchBody], [ApplyPatch]) and the small subset of the Cosmos
-// SQL dialect that the emulator supports for queries and patch conditions
-// ([ParseQuery], [ParseCondition]). Anything outside that subset is rejected
-// with an error wrapping [ErrUnsupported] rather than being answered wrongly.
+// updates ([ParsePatchBody], [ApplyPatch]) and the Cosmos SQL dialect, for
+// queries and patch conditions ([ParseQuery], [ParseCondition]): parsing,
+// evaluation over a scope's documents with the service's undefined semantics
+// and order across types ([Query.Bind], [Program.Select],
+// [Program.Materialize]), and query plans with the gateway's rewritten
+// per-range queries ([Program.Plan]). SQL outside what is implemented (JOIN,
+// subqueries, LIKE, user-defined functions, …) is rejected with an error
+// wrapping [ErrUnsupported] rather than being answered wrongly.
+//
+// The package knows nothing of partitions, paging or HTTP; the emulator
+// decides which documents a query sees and how its rows are paged.
 package jsondoc

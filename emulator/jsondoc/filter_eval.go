@@ -5,18 +5,23 @@ import (
 	"strings"
 )
 
-// expr is a WHERE expression node. eval returns nil for Cosmos SQL's
+// expr is an expression node. eval returns nil for Cosmos SQL's
 // "undefined", which is distinct from JSON null: a missing property, a
 // comparison between different types and anything derived from those are
 // undefined, and a document matches only when the filter is exactly true.
 type expr interface {
 	eval(env *evalEnv) *Value
 	appendSQL(b []byte) []byte
+	children() []expr
 }
 
 type evalEnv struct {
 	doc    *Value
 	params map[string]*Value
+	// aggs holds the final values of the query's aggregates while a grouped
+	// row is projected; aggExpr.index points into it. (A pointer keeps the
+	// environment, allocated per document, at three words.)
+	aggs *[]*Value
 }
 
 // Shared results; expression evaluation never mutates values.
@@ -46,8 +51,7 @@ func (f *Filter) Match(doc *Value, params map[string]*Value) (bool, error) {
 			return false, fmt.Errorf("query parameter %s is not defined", name)
 		}
 	}
-	v := f.root.eval(&evalEnv{doc: doc, params: params})
-	return v != nil && v.Kind == KindBool && v.Bool, nil
+	return isBool(f.root.eval(&evalEnv{doc: doc, params: params}), true), nil
 }
 
 func lookupParam(params map[string]*Value, name string) (*Value, bool) {
@@ -58,9 +62,10 @@ func lookupParam(params map[string]*Value, name string) (*Value, bool) {
 	return v, ok
 }
 
-type literalExpr struct{ v *Value }
+type literalExpr struct{ v *Value } // v is nil for the literal undefined
 
 func (x *literalExpr) eval(*evalEnv) *Value { return x.v }
+func (x *literalExpr) children() []expr     { return nil }
 
 type paramExpr struct{ name string }
 
@@ -74,14 +79,23 @@ func (x *paramExpr) eval(env *evalEnv) *Value {
 	return v
 }
 
+func (x *paramExpr) children() []expr { return nil }
+
+// pathSeg is one step of a path: a property name, an array index, or an
+// expression (c[@name]) whose value picks one or the other.
 type pathSeg struct {
 	key     string
 	index   int
 	isIndex bool
+	quoted  bool // written c["key"]; kept when the query is rendered, as the gateway keeps it
+	dyn     expr
 }
 
+// pathExpr walks segs from the document (alias) or from the value of
+// base, for member access on other expressions.
 type pathExpr struct {
 	alias string
+	base  expr
 	segs  []pathSeg
 }
 
@@ -89,9 +103,18 @@ type pathExpr struct {
 // and a name only to objects, as in Cosmos DB.
 func (x *pathExpr) eval(env *evalEnv) *Value {
 	cur := env.doc
+	if x.base != nil {
+		cur = x.base.eval(env)
+	}
 	for _, s := range x.segs {
 		if cur == nil {
 			return nil
+		}
+		if s.dyn != nil {
+			if cur = dynamicStep(cur, s.dyn.eval(env)); cur == nil {
+				return nil
+			}
+			continue
 		}
 		switch {
 		case s.isIndex && cur.Kind == KindArray:
@@ -108,13 +131,60 @@ func (x *pathExpr) eval(env *evalEnv) *Value {
 	return cur
 }
 
+// dynamicStep is c[k] for a computed k: a string names a property of an
+// object, a non-negative integer indexes an array; anything else is
+// undefined.
+func dynamicStep(cur, k *Value) *Value {
+	switch {
+	case k == nil:
+		return nil
+	case k.Kind == KindString && cur.Kind == KindObject:
+		return cur.Get(k.Str)
+	case k.Kind == KindNumber && cur.Kind == KindArray:
+		i, ok := parseInt64(k.Num)
+		if !ok {
+			f := numberFloat(k.Num)
+			if f != float64(int64(f)) {
+				return nil
+			}
+			i = int64(f)
+		}
+		if i < 0 || i >= int64(len(cur.Arr)) {
+			return nil
+		}
+		return cur.Arr[i]
+	}
+	return nil
+}
+
+func (x *pathExpr) children() []expr {
+	var c []expr
+	if x.base != nil {
+		c = append(c, x.base)
+	}
+	for _, s := range x.segs {
+		if s.dyn != nil {
+			c = append(c, s.dyn)
+		}
+	}
+	return c
+}
+
 type cmpExpr struct {
 	op   string
 	l, r expr
 }
 
 func (x *cmpExpr) eval(env *evalEnv) *Value {
-	l, r := x.l.eval(env), x.r.eval(env)
+	return compareOp(x.op, x.l.eval(env), x.r.eval(env))
+}
+
+func (x *cmpExpr) children() []expr { return []expr{x.l, x.r} }
+
+// compareOp applies a comparison operator. Values of different types, and
+// undefined, compare as undefined; objects and arrays have equality but no
+// order.
+func compareOp(op string, l, r *Value) *Value {
 	if l == nil || r == nil || l.Kind != r.Kind {
 		return nil
 	}
@@ -128,8 +198,7 @@ func (x *cmpExpr) eval(env *evalEnv) *Value {
 	case KindString:
 		c = strings.Compare(l.Str, r.Str)
 	default:
-		// Objects and arrays have equality but no order.
-		switch x.op {
+		switch op {
 		case "=":
 			return boolResult(Equal(l, r))
 		case "!=":
@@ -137,7 +206,7 @@ func (x *cmpExpr) eval(env *evalEnv) *Value {
 		}
 		return nil
 	}
-	switch x.op {
+	switch op {
 	case "=":
 		return boolResult(c == 0)
 	case "!=":
@@ -183,6 +252,8 @@ func (x *logicExpr) eval(env *evalEnv) *Value {
 	return nil
 }
 
+func (x *logicExpr) children() []expr { return []expr{x.l, x.r} }
+
 func isBool(v *Value, b bool) bool { return v != nil && v.Kind == KindBool && v.Bool == b }
 
 type notExpr struct{ x expr }
@@ -195,85 +266,142 @@ func (x *notExpr) eval(env *evalEnv) *Value {
 	return boolResult(!v.Bool)
 }
 
+func (x *notExpr) children() []expr { return []expr{x.x} }
+
+// inExpr is x IN (a, b, …): true when x equals one of the values, false
+// when it equals none, undefined when x is undefined.
+type inExpr struct {
+	x    expr
+	list []expr
+}
+
+func (x *inExpr) eval(env *evalEnv) *Value {
+	v := x.x.eval(env)
+	if v == nil {
+		return nil
+	}
+	for _, e := range x.list {
+		if w := e.eval(env); w != nil && w.Kind == v.Kind && Equal(v, w) {
+			return trueValue
+		}
+	}
+	return falseValue
+}
+
+func (x *inExpr) children() []expr { return append([]expr{x.x}, x.list...) }
+
+// betweenExpr is x BETWEEN lo AND hi, that is x >= lo AND x <= hi.
+type betweenExpr struct{ x, lo, hi expr }
+
+func (x *betweenExpr) eval(env *evalEnv) *Value {
+	v := x.x.eval(env)
+	lo, hi := compareOp(">=", v, x.lo.eval(env)), compareOp("<=", v, x.hi.eval(env))
+	if lo == nil || hi == nil {
+		return nil
+	}
+	return boolResult(lo.Bool && hi.Bool)
+}
+
+func (x *betweenExpr) children() []expr { return []expr{x.x, x.lo, x.hi} }
+
+// coalesceExpr is l ?? r: l unless it is undefined.
+type coalesceExpr struct{ l, r expr }
+
+func (x *coalesceExpr) eval(env *evalEnv) *Value {
+	if v := x.l.eval(env); v != nil {
+		return v
+	}
+	return x.r.eval(env)
+}
+
+func (x *coalesceExpr) children() []expr { return []expr{x.l, x.r} }
+
+// condExpr is cond ? then : els; a condition that is not a boolean makes
+// the expression undefined.
+type condExpr struct{ cond, then, els expr }
+
+func (x *condExpr) eval(env *evalEnv) *Value {
+	c := x.cond.eval(env)
+	switch {
+	case isBool(c, true):
+		return x.then.eval(env)
+	case isBool(c, false):
+		return x.els.eval(env)
+	}
+	return nil
+}
+
+func (x *condExpr) children() []expr { return []expr{x.cond, x.then, x.els} }
+
+// objectExpr is {"a": x, …}; properties whose value is undefined are left
+// out, as in the service.
+type objectExpr struct {
+	keys []string
+	vals []expr
+}
+
+func (x *objectExpr) eval(env *evalEnv) *Value {
+	v := &Value{Kind: KindObject, Obj: make([]Member, 0, len(x.keys))}
+	for i, k := range x.keys {
+		if e := x.vals[i].eval(env); e != nil {
+			v.Obj = append(v.Obj, Member{Key: k, Val: e})
+		}
+	}
+	return v
+}
+
+func (x *objectExpr) children() []expr { return x.vals }
+
+// arrayExpr is [x, …]; undefined elements are left out.
+type arrayExpr struct{ elems []expr }
+
+func (x *arrayExpr) eval(env *evalEnv) *Value {
+	v := &Value{Kind: KindArray, Arr: make([]*Value, 0, len(x.elems))}
+	for _, e := range x.elems {
+		if el := e.eval(env); el != nil {
+			v.Arr = append(v.Arr, el)
+		}
+	}
+	return v
+}
+
+func (x *arrayExpr) children() []expr { return x.elems }
+
 type callExpr struct {
 	fn   string
+	f    *function
 	args []expr
 }
 
 func (x *callExpr) eval(env *evalEnv) *Value {
-	var buf [3]*Value // no function takes more; keeps evaluation allocation-free
-	a := buf[:len(x.args)]
+	a := args{n: len(x.args)}
 	for i, e := range x.args {
-		a[i] = e.eval(env)
+		if i < len(a.v) {
+			a.v[i] = e.eval(env)
+		} else {
+			a.more = append(a.more, e.eval(env))
+		}
 	}
-	switch x.fn {
-	case "IS_DEFINED":
-		return boolResult(a[0] != nil)
-	case "IS_NULL":
-		return boolResult(a[0] != nil && a[0].Kind == KindNull)
-	case "STARTSWITH", "CONTAINS":
-		s, sub, ok := stringArgs(a)
-		if !ok {
-			return nil
-		}
-		if x.fn == "STARTSWITH" {
-			return boolResult(strings.HasPrefix(s, sub))
-		}
-		return boolResult(strings.Contains(s, sub))
-	case "ARRAY_CONTAINS":
-		arr := a[0]
-		partial := false
-		if len(a) == 3 {
-			if a[2] == nil || a[2].Kind != KindBool {
-				return nil
-			}
-			partial = a[2].Bool
-		}
-		if arr == nil || arr.Kind != KindArray {
-			return nil
-		}
-		if a[1] == nil {
-			return falseValue
-		}
-		for _, e := range arr.Arr {
-			if Equal(e, a[1]) || (partial && partialMatch(e, a[1])) {
-				return trueValue
-			}
-		}
-		return falseValue
-	}
-	panic("jsondoc: unexpected function " + x.fn)
+	return x.f.eval(a)
 }
 
-// stringArgs extracts the operands of STARTSWITH and CONTAINS, applying the
-// optional ignoreCase flag. Any non-string operand makes the call
-// undefined, as in Cosmos DB.
-func stringArgs(a []*Value) (string, string, bool) {
-	if a[0] == nil || a[0].Kind != KindString || a[1] == nil || a[1].Kind != KindString {
-		return "", "", false
-	}
-	s, sub := a[0].Str, a[1].Str
-	if len(a) == 3 {
-		if a[2] == nil || a[2].Kind != KindBool {
-			return "", "", false
-		}
-		if a[2].Bool {
-			s, sub = strings.ToLower(s), strings.ToLower(sub)
-		}
-	}
-	return s, sub, true
+func (x *callExpr) children() []expr { return x.args }
+
+// aggExpr is an aggregate in a SELECT list. It evaluates to the aggregate's
+// value for the group being projected; the values are computed by
+// [aggregation] beforehand.
+type aggExpr struct {
+	kind  aggKind
+	fn    string
+	arg   expr
+	index int
 }
 
-// partialMatch is ARRAY_CONTAINS's partial mode: an object element matches
-// when it has every top-level property of the searched object.
-func partialMatch(elem, want *Value) bool {
-	if elem == nil || elem.Kind != KindObject || want.Kind != KindObject {
-		return false
+func (x *aggExpr) eval(env *evalEnv) *Value {
+	if env.aggs != nil && x.index < len(*env.aggs) {
+		return (*env.aggs)[x.index]
 	}
-	for _, m := range want.Obj {
-		if i := elem.index(m.Key); i < 0 || !Equal(elem.Obj[i].Val, m.Val) {
-			return false
-		}
-	}
-	return true
+	return nil
 }
+
+func (x *aggExpr) children() []expr { return []expr{x.arg} }

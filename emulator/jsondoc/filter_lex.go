@@ -20,7 +20,7 @@ const (
 	tokParam
 	// tokPunct is punctuation the supported grammar uses.
 	tokPunct
-	// tokOther is any other character or operator (+, ||, ?, ...). It is
+	// tokOther is any other character or operator (&, |, ^, ~, <<, ...). It is
 	// kept as a token rather than failing in the lexer so the parser can
 	// report it as unsupported, with the list of what is supported.
 	tokOther
@@ -102,14 +102,14 @@ func isSQLSpace(c byte) bool {
 func lexOperator(s string) (tokKind, int) {
 	if len(s) >= 2 {
 		switch s[:2] {
-		case "!=", "<>", "<=", ">=":
+		case "!=", "<>", "<=", ">=", "||", "??":
 			return tokPunct, 2
-		case "||", "??", "<<", ">>":
+		case "<<", ">>":
 			return tokOther, 2
 		}
 	}
 	switch s[0] {
-	case '(', ')', '[', ']', ',', '.', '*', '=', '<', '>', '-':
+	case '(', ')', '[', ']', '{', '}', ',', '.', ':', '?', '*', '/', '%', '+', '=', '<', '>', '-':
 		return tokPunct, 1
 	}
 	if s[0] < utf8.RuneSelf {

@@ -3,8 +3,10 @@ package jsondoc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrUnsupported is wrapped by every error about SQL that Cosmos DB accepts
@@ -12,23 +14,30 @@ import (
 // wrong" from "the emulator cannot answer this" with errors.Is.
 var ErrUnsupported = errors.New("unsupported query")
 
-const supportedSQL = "the emulator supports SELECT [TOP n] * FROM c [WHERE ...] with comparisons, " +
-	"AND/OR/NOT and IS_DEFINED, IS_NULL, STARTSWITH, CONTAINS, ARRAY_CONTAINS"
+// supportedSQL summarises the grammar for error messages: a user who hit a
+// limit learns in one line what the emulator does understand.
+var supportedSQL = sync.OnceValue(func() string {
+	names := make([]string, 0, len(functions))
+	for name := range functions {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return "the emulator supports SELECT [DISTINCT] [TOP n] * | VALUE expr | expr [AS name], … " +
+		"FROM c [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
+		"with comparisons, IN, BETWEEN, AND/OR/NOT, + - * / %, ||, ??, ?:, object and array constructors, " +
+		"@parameters, the aggregates COUNT, SUM, MIN, MAX, AVG and the functions " + strings.Join(names, ", ")
+})
+
+func unsupportedf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s; %s", ErrUnsupported, fmt.Sprintf(format, args...), supportedSQL())
+}
 
 func unsupported(t token) error {
 	found := strconv.Quote(t.text)
 	if t.kind == tokEOF {
 		found = "end of query"
 	}
-	return fmt.Errorf("%w: %s; found %s", ErrUnsupported, supportedSQL, found)
-}
-
-// Query is a parsed SELECT. Everything it can express is listed in
-// [ParseQuery].
-type Query struct {
-	Alias string
-	Top   int     // 0 means no TOP clause
-	Where *Filter // nil matches every document
+	return unsupportedf("found %s", found)
 }
 
 // Filter is a compiled WHERE expression.
@@ -38,60 +47,9 @@ type Filter struct {
 	params []string
 }
 
-// ParseQuery parses SELECT [TOP n] * FROM <alias> [WHERE <expr>], where
-// <expr> is built from
-//
-//   - <alias>, <alias>.a.b, <alias>["a"], <alias>.arr[0]
-//   - 'string' or "string" literals with backslash escapes, numbers,
-//     true, false, null and @parameters
-//   - =, !=, <>, <, <=, >, >=, AND, OR, NOT and parentheses
-//   - IS_DEFINED(x), IS_NULL(x), STARTSWITH(s, prefix[, ignoreCase]),
-//     CONTAINS(s, sub[, ignoreCase]), ARRAY_CONTAINS(arr, v[, partial])
-//
-// Keywords and function names are case-insensitive; the alias and property
-// names are not. Valid Cosmos SQL beyond this subset yields an error
-// wrapping [ErrUnsupported].
-func ParseQuery(sql string) (*Query, error) {
-	p, err := newSQLParser(sql)
-	if err != nil {
-		return nil, err
-	}
-	t := p.next()
-	if !isKeyword(t, "SELECT") {
-		if t.kind == tokEOF {
-			return nil, invalidQuery(t.pos, "empty query")
-		}
-		return nil, unsupported(t)
-	}
-	q := &Query{}
-	if isKeyword(p.peek(), "TOP") {
-		p.next()
-		if q.Top, err = p.top(); err != nil {
-			return nil, err
-		}
-	}
-	if t := p.next(); !isPunct(t, "*") {
-		return nil, unsupported(t)
-	}
-	if t := p.next(); !isKeyword(t, "FROM") {
-		return nil, unsupported(t)
-	}
-	if q.Alias, err = p.parseAlias(); err != nil {
-		return nil, err
-	}
-	t = p.next()
-	if t.kind == tokEOF {
-		return q, nil
-	}
-	if !isKeyword(t, "WHERE") {
-		return nil, unsupported(t)
-	}
-	q.Where, err = p.filter()
-	return q, err
-}
-
 // ParseCondition parses the condition of a conditional patch, which Cosmos
-// DB spells FROM <alias> WHERE <expr>; <expr> is as in [ParseQuery].
+// DB spells FROM <alias> WHERE <expr>; <expr> is as in [ParseQuery] minus
+// aggregates.
 func ParseCondition(cond string) (*Filter, error) {
 	p, err := newSQLParser(cond)
 	if err != nil {
@@ -114,7 +72,14 @@ func ParseCondition(cond string) (*Filter, error) {
 		}
 		return nil, unsupported(t)
 	}
-	return p.filter()
+	root, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.next(); t.kind != tokEOF {
+		return nil, p.unexpected(t, "AND, OR or the end of the query")
+	}
+	return &Filter{alias: p.alias, root: root, params: p.params}, nil
 }
 
 type sqlParser struct {
@@ -123,6 +88,11 @@ type sqlParser struct {
 	alias  string
 	depth  int
 	params []string
+	// aggOK is set while the SELECT list is parsed, the only place where
+	// aggregate functions may appear, and inAgg inside an aggregate's
+	// argument; aggs collects them in order.
+	aggOK, inAgg bool
+	aggs         []*aggExpr
 }
 
 func newSQLParser(src string) (*sqlParser, error) {
@@ -134,6 +104,13 @@ func newSQLParser(src string) (*sqlParser, error) {
 }
 
 func (p *sqlParser) peek() token { return p.toks[p.i] }
+
+func (p *sqlParser) peekAt(n int) token {
+	if p.i+n >= len(p.toks) {
+		return p.toks[len(p.toks)-1]
+	}
+	return p.toks[p.i+n]
+}
 
 func (p *sqlParser) next() token {
 	t := p.toks[p.i]
@@ -151,11 +128,11 @@ func isPunct(t token, s string) bool { return t.kind == tokPunct && t.text == s 
 // identifier to whether the emulator's grammar uses them.
 var reserved = map[string]bool{
 	"SELECT": false, "TOP": true, "FROM": true, "WHERE": true, "AND": true, "OR": true,
-	"NOT": true, "TRUE": true, "FALSE": true, "NULL": true,
-	"UNDEFINED": false, "JOIN": false, "IN": false, "ORDER": false, "BY": false,
-	"GROUP": false, "HAVING": false, "OFFSET": false, "LIMIT": false, "DISTINCT": false,
-	"VALUE": false, "AS": false, "BETWEEN": false, "LIKE": false, "ESCAPE": false,
-	"EXISTS": false, "ARRAY": false, "ASC": false, "DESC": false, "UDF": false,
+	"NOT": true, "TRUE": true, "FALSE": true, "NULL": true, "UNDEFINED": true,
+	"JOIN": false, "IN": true, "ORDER": true, "BY": true, "GROUP": true, "HAVING": false,
+	"OFFSET": true, "LIMIT": true, "DISTINCT": true, "VALUE": true, "AS": true,
+	"BETWEEN": true, "LIKE": false, "ESCAPE": false, "EXISTS": false, "ARRAY": false,
+	"ASC": true, "DESC": true, "UDF": false,
 }
 
 func reservedWord(t token) (supported, ok bool) {
@@ -175,15 +152,13 @@ func (p *sqlParser) unexpected(t token, want string) error {
 	}
 	if isKeyword(t, "NOT") {
 		if sup, ok := reservedWord(p.peek()); ok && !sup {
-			return unsupported(p.peek()) // NOT IN, NOT LIKE, NOT BETWEEN
+			return unsupported(p.peek()) // NOT LIKE, NOT EXISTS
 		}
 	}
 	syntax := false
 	switch t.kind {
-	case tokNumber, tokString, tokParam:
+	case tokNumber, tokString, tokParam, tokPunct:
 		syntax = true
-	case tokPunct:
-		syntax = t.text != "*" && t.text != "-" // arithmetic
 	case tokIdent:
 		sup, ok := reservedWord(t)
 		syntax = !ok || sup
@@ -194,25 +169,15 @@ func (p *sqlParser) unexpected(t token, want string) error {
 	return unsupported(t)
 }
 
-func (p *sqlParser) top() (int, error) {
-	t := p.next()
-	if t.kind != tokNumber {
-		if t.kind == tokParam {
-			return 0, unsupported(t)
-		}
-		if t.kind == tokEOF {
-			return 0, p.unexpected(t, "a number after TOP")
-		}
-		return 0, invalidQuery(t.pos, "expected a number after TOP, found %s", t)
+// parseAlias reads <collection> [[AS] <alias>] after FROM.
+func (p *sqlParser) parseAlias() (string, error) {
+	if _, err := p.parseCollection(); err != nil {
+		return "", err
 	}
-	n, err := strconv.Atoi(t.text)
-	if err != nil || n < 1 {
-		return 0, invalidQuery(t.pos, "TOP must be a positive integer, found %s", t.text)
-	}
-	return n, nil
+	return p.alias, nil
 }
 
-func (p *sqlParser) parseAlias() (string, error) {
+func (p *sqlParser) parseCollection() (string, error) {
 	t := p.next()
 	if t.kind == tokEOF {
 		return "", invalidQuery(t.pos, "expected a collection alias such as c after FROM")
@@ -220,13 +185,17 @@ func (p *sqlParser) parseAlias() (string, error) {
 	if _, ok := reservedWord(t); ok || t.kind != tokIdent {
 		return "", unsupported(t)
 	}
+	coll := t.text
 	p.alias = t.text
 	// FROM root r and FROM c AS x name the collection and then the alias the rest of
 	// the query uses (the SDKs' samples query databases and containers that way).
 	if isKeyword(p.peek(), "AS") {
 		p.next()
 		if t = p.peek(); t.kind != tokIdent {
-			return "", unsupported(t)
+			return "", p.unexpected(p.next(), "an alias after AS")
+		}
+		if _, ok := reservedWord(t); ok {
+			return "", p.unexpected(p.next(), "an alias after AS")
 		}
 	}
 	if t := p.peek(); t.kind == tokIdent {
@@ -235,18 +204,13 @@ func (p *sqlParser) parseAlias() (string, error) {
 			p.alias = t.text
 		}
 	}
-	return p.alias, nil
-}
-
-func (p *sqlParser) filter() (*Filter, error) {
-	root, err := p.expr()
-	if err != nil {
-		return nil, err
+	if isPunct(p.peek(), ".") || isPunct(p.peek(), "[") {
+		return "", unsupportedf("FROM on a path such as FROM c.children")
 	}
-	if t := p.next(); t.kind != tokEOF {
-		return nil, p.unexpected(t, "AND, OR or the end of the query")
+	if isKeyword(p.peek(), "IN") {
+		return "", unsupportedf("FROM x IN <array>")
 	}
-	return &Filter{alias: p.alias, root: root, params: p.params}, nil
+	return coll, nil
 }
 
 // enter bounds recursion for the same reason MaxDepth bounds documents.
@@ -258,12 +222,53 @@ func (p *sqlParser) enter() error {
 	return nil
 }
 
+func (p *sqlParser) leave() { p.depth-- }
+
+// expr parses a scalar expression. Precedence, loosest first: ?: and ??,
+// OR, AND, NOT, comparisons (with IN and BETWEEN), ||, + and -, * / %,
+// unary minus, then member access. NOT binds looser than a comparison, as
+// in SQL: NOT c.a = 1 is NOT (c.a = 1).
 func (p *sqlParser) expr() (expr, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	defer func() { p.depth-- }()
-	return p.or()
+	defer p.leave()
+	cond, err := p.coalesce()
+	if err != nil {
+		return nil, err
+	}
+	if !isPunct(p.peek(), "?") {
+		return cond, nil
+	}
+	p.next()
+	then, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.next(); !isPunct(t, ":") {
+		return nil, p.unexpected(t, `":" of a conditional expression`)
+	}
+	els, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	return &condExpr{cond: cond, then: then, els: els}, nil
+}
+
+func (p *sqlParser) coalesce() (expr, error) {
+	l, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	for isPunct(p.peek(), "??") {
+		p.next()
+		r, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		l = &coalesceExpr{l: l, r: r}
+	}
+	return l, nil
 }
 
 func (p *sqlParser) or() (expr, error) {
@@ -298,8 +303,6 @@ func (p *sqlParser) and() (expr, error) {
 	return l, nil
 }
 
-// not binds looser than comparisons, as in SQL: NOT c.a = 1 is
-// NOT (c.a = 1).
 func (p *sqlParser) not() (expr, error) {
 	if !isKeyword(p.peek(), "NOT") {
 		return p.comparison()
@@ -308,7 +311,7 @@ func (p *sqlParser) not() (expr, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	defer func() { p.depth-- }()
+	defer p.leave()
 	x, err := p.not()
 	if err != nil {
 		return nil, err
@@ -319,30 +322,212 @@ func (p *sqlParser) not() (expr, error) {
 var cmpOps = map[string]string{"=": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 func (p *sqlParser) comparison() (expr, error) {
-	l, err := p.primary()
+	l, err := p.concat()
 	if err != nil {
 		return nil, err
 	}
+	negate := false
+	if t := p.peek(); isKeyword(t, "NOT") {
+		switch n := p.peekAt(1); {
+		case isKeyword(n, "IN"), isKeyword(n, "BETWEEN"):
+			p.next()
+			negate = true
+		case isKeyword(n, "LIKE"):
+			return nil, unsupported(n)
+		}
+	}
 	t := p.peek()
+	switch {
+	case isKeyword(t, "IN"):
+		p.next()
+		x, err := p.in(l)
+		if err != nil {
+			return nil, err
+		}
+		return maybeNot(x, negate), nil
+	case isKeyword(t, "BETWEEN"):
+		p.next()
+		lo, err := p.concat()
+		if err != nil {
+			return nil, err
+		}
+		if a := p.next(); !isKeyword(a, "AND") {
+			return nil, p.unexpected(a, "AND between the bounds of BETWEEN")
+		}
+		hi, err := p.concat()
+		if err != nil {
+			return nil, err
+		}
+		return maybeNot(&betweenExpr{x: l, lo: lo, hi: hi}, negate), nil
+	case isKeyword(t, "LIKE"):
+		return nil, unsupported(t)
+	}
 	op, ok := cmpOps[t.text]
 	if t.kind != tokPunct || !ok {
 		return l, nil
 	}
 	p.next()
-	r, err := p.primary()
+	r, err := p.concat()
 	if err != nil {
 		return nil, err
 	}
 	return &cmpExpr{op: op, l: l, r: r}, nil
 }
 
-// functions lists the supported built-ins with their argument counts.
-var functions = map[string][2]int{
-	"IS_DEFINED":     {1, 1},
-	"IS_NULL":        {1, 1},
-	"STARTSWITH":     {2, 3},
-	"CONTAINS":       {2, 3},
-	"ARRAY_CONTAINS": {2, 3},
+func maybeNot(x expr, negate bool) expr {
+	if negate {
+		return &notExpr{x: x}
+	}
+	return x
+}
+
+func (p *sqlParser) in(l expr) (expr, error) {
+	if t := p.next(); !isPunct(t, "(") {
+		if isKeyword(t, "SELECT") {
+			return nil, unsupported(t)
+		}
+		return nil, p.unexpected(t, `"(" after IN`)
+	}
+	list, err := p.exprList(")")
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, invalidQuery(p.peek().pos, "IN needs at least one value")
+	}
+	return &inExpr{x: l, list: list}, nil
+}
+
+// exprList parses expressions separated by commas up to and including the
+// closing punctuation.
+func (p *sqlParser) exprList(closing string) ([]expr, error) {
+	var list []expr
+	if isPunct(p.peek(), closing) {
+		p.next()
+		return list, nil
+	}
+	for {
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, x)
+		t := p.next()
+		if isPunct(t, closing) {
+			return list, nil
+		}
+		if !isPunct(t, ",") {
+			return nil, p.unexpected(t, fmt.Sprintf(`"," or %q`, closing))
+		}
+	}
+}
+
+func (p *sqlParser) concat() (expr, error) {
+	l, err := p.additive()
+	if err != nil {
+		return nil, err
+	}
+	for isPunct(p.peek(), "||") {
+		p.next()
+		r, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		l = &arithExpr{op: "||", l: l, r: r}
+	}
+	return l, nil
+}
+
+func (p *sqlParser) additive() (expr, error) {
+	l, err := p.multiplicative()
+	if err != nil {
+		return nil, err
+	}
+	for t := p.peek(); isPunct(t, "+") || isPunct(t, "-"); t = p.peek() {
+		p.next()
+		r, err := p.multiplicative()
+		if err != nil {
+			return nil, err
+		}
+		l = &arithExpr{op: t.text, l: l, r: r}
+	}
+	return l, nil
+}
+
+func (p *sqlParser) multiplicative() (expr, error) {
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for t := p.peek(); isPunct(t, "*") || isPunct(t, "/") || isPunct(t, "%"); t = p.peek() {
+		p.next()
+		r, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		l = &arithExpr{op: t.text, l: l, r: r}
+	}
+	return l, nil
+}
+
+func negateNumber(n string) string {
+	if strings.HasPrefix(n, "-") {
+		return n[1:]
+	}
+	return "-" + n
+}
+
+func (p *sqlParser) unary() (expr, error) {
+	t := p.peek()
+	if !isPunct(t, "-") && !isPunct(t, "+") {
+		return p.postfix()
+	}
+	p.next()
+	if n := p.peek(); n.kind == tokNumber && !isPunct(p.peekAt(1), ".") && !isPunct(p.peekAt(1), "[") {
+		p.next()
+		if t.text == "-" {
+			return &literalExpr{v: Number("-" + n.text)}, nil
+		}
+		return &literalExpr{v: Number(n.text)}, nil
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	x, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	// -(5) is the literal -5, so that rendering and parsing agree.
+	if lit, ok := x.(*literalExpr); ok && lit.v != nil && lit.v.Kind == KindNumber {
+		if t.text == "+" {
+			return lit, nil
+		}
+		return &literalExpr{v: Number(negateNumber(string(lit.v.Num)))}, nil
+	}
+	return &negExpr{x: x, plus: t.text == "+"}, nil
+}
+
+// postfix applies member access to any primary expression: (c.a).b,
+// {"a": 1}.a, ARRAY_SLICE(c.t, 1)[0]. Paths rooted at the alias parse
+// their segments themselves.
+func (p *sqlParser) postfix() (expr, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := x.(*pathExpr); ok {
+		return x, nil
+	}
+	t := p.peek()
+	if !isPunct(t, ".") && !isPunct(t, "[") {
+		return x, nil
+	}
+	px := &pathExpr{base: x}
+	if err := p.segments(px); err != nil {
+		return nil, err
+	}
+	return px, nil
 }
 
 func (p *sqlParser) primary() (expr, error) {
@@ -353,11 +538,16 @@ func (p *sqlParser) primary() (expr, error) {
 	case tokString:
 		return &literalExpr{v: String(t.text)}, nil
 	case tokParam:
-		p.params = append(p.params, t.text)
+		if !slices.Contains(p.params, t.text) {
+			p.params = append(p.params, t.text)
+		}
 		return &paramExpr{name: t.text}, nil
 	case tokPunct:
 		switch t.text {
 		case "(":
+			if isKeyword(p.peek(), "SELECT") {
+				return nil, unsupported(p.peek())
+			}
 			x, err := p.expr()
 			if err != nil {
 				return nil, err
@@ -366,11 +556,18 @@ func (p *sqlParser) primary() (expr, error) {
 				return nil, p.unexpected(c, `")"`)
 			}
 			return x, nil
-		case "-":
-			if n := p.peek(); n.kind == tokNumber {
-				p.next()
-				return &literalExpr{v: Number("-" + n.text)}, nil
+		case "{":
+			return p.object()
+		case "[":
+			if err := p.enter(); err != nil {
+				return nil, err
 			}
+			defer p.leave()
+			elems, err := p.exprList("]")
+			if err != nil {
+				return nil, err
+			}
+			return &arrayExpr{elems: elems}, nil
 		}
 	case tokIdent:
 		switch strings.ToUpper(t.text) {
@@ -380,9 +577,15 @@ func (p *sqlParser) primary() (expr, error) {
 			return &literalExpr{v: Bool(false)}, nil
 		case "NULL":
 			return &literalExpr{v: Null()}, nil
+		case "UNDEFINED":
+			return &literalExpr{v: nil}, nil
 		}
-		if t.text == p.alias {
-			return p.path()
+		if t.text == p.alias && p.alias != "" {
+			x := &pathExpr{alias: p.alias}
+			if err := p.segments(x); err != nil {
+				return nil, err
+			}
+			return x, nil
 		}
 		if _, ok := reservedWord(t); ok {
 			return nil, p.unexpected(t, "a value")
@@ -396,75 +599,152 @@ func (p *sqlParser) primary() (expr, error) {
 	return nil, p.unexpected(t, "a value")
 }
 
-func (p *sqlParser) path() (expr, error) {
-	x := &pathExpr{alias: p.alias}
+func (p *sqlParser) object() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	x := &objectExpr{}
+	if isPunct(p.peek(), "}") {
+		p.next()
+		return x, nil
+	}
+	for {
+		k := p.next()
+		if k.kind != tokString && k.kind != tokIdent {
+			return nil, p.unexpected(k, "a property name in an object")
+		}
+		if slices.Contains(x.keys, k.text) {
+			return nil, invalidQuery(k.pos, "duplicate property %q in an object", k.text)
+		}
+		if c := p.next(); !isPunct(c, ":") {
+			return nil, p.unexpected(c, `":" after a property name`)
+		}
+		v, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		x.keys = append(x.keys, k.text)
+		x.vals = append(x.vals, v)
+		t := p.next()
+		if isPunct(t, "}") {
+			return x, nil
+		}
+		if !isPunct(t, ",") {
+			return nil, p.unexpected(t, `"," or "}"`)
+		}
+	}
+}
+
+// segments reads .name, ["name"], [0] and [expr] after a path's start.
+func (p *sqlParser) segments(x *pathExpr) error {
 	for {
 		switch t := p.peek(); {
 		case isPunct(t, "."):
 			p.next()
 			n := p.next()
 			if n.kind != tokIdent {
-				return nil, p.unexpected(n, "a property name")
+				return p.unexpected(n, "a property name")
 			}
 			x.segs = append(x.segs, pathSeg{key: n.text})
 		case isPunct(t, "["):
 			p.next()
-			n := p.next()
-			switch n.kind {
-			case tokString:
-				x.segs = append(x.segs, pathSeg{key: n.text})
-			case tokNumber:
+			n := p.peek()
+			closing := p.peekAt(1)
+			switch {
+			case n.kind == tokString && isPunct(closing, "]"):
+				p.next()
+				x.segs = append(x.segs, pathSeg{key: n.text, quoted: true})
+			case n.kind == tokNumber && isPunct(closing, "]"):
+				p.next()
 				i, err := strconv.Atoi(n.text)
 				if err != nil || strings.ContainsAny(n.text, ".eE") {
-					return nil, invalidQuery(n.pos, "array index must be a non-negative integer, found %s", n.text)
+					return invalidQuery(n.pos, "array index must be a non-negative integer, found %s", n.text)
 				}
 				x.segs = append(x.segs, pathSeg{index: i, isIndex: true})
-			case tokParam:
-				return nil, unsupported(n)
+			case n.kind == tokNumber && closing.kind != tokPunct:
+				p.next()
+				return p.unexpected(p.next(), `"]"`)
 			default:
-				return nil, p.unexpected(n, "a property name or array index")
+				if isPunct(n, "]") {
+					return p.unexpected(p.next(), "a property name or array index")
+				}
+				d, err := p.expr()
+				if err != nil {
+					return err
+				}
+				x.segs = append(x.segs, pathSeg{dyn: d})
 			}
 			if c := p.next(); !isPunct(c, "]") {
-				return nil, p.unexpected(c, `"]"`)
+				return p.unexpected(c, `"]"`)
 			}
 		default:
-			return x, nil
+			return nil
 		}
 	}
 }
 
 func (p *sqlParser) call(name token) (expr, error) {
 	fn := strings.ToUpper(name.text)
-	arity, ok := functions[fn]
+	if agg, ok := aggregateFuncs[fn]; ok {
+		return p.aggregate(name, agg)
+	}
+	f, ok := functions[fn]
 	if !ok {
 		return nil, unsupported(name)
 	}
 	p.next() // "("
-	var args []expr
-	if isPunct(p.peek(), ")") {
-		p.next()
-	} else {
-		for {
-			a, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, a)
-			t := p.next()
-			if isPunct(t, ")") {
-				break
-			}
-			if !isPunct(t, ",") {
-				return nil, p.unexpected(t, `"," or ")"`)
-			}
-		}
+	if err := p.enter(); err != nil {
+		return nil, err
 	}
-	if len(args) < arity[0] || len(args) > arity[1] {
-		want := strconv.Itoa(arity[0])
-		if arity[1] != arity[0] {
-			want += " or " + strconv.Itoa(arity[1])
+	defer p.leave()
+	args, err := p.exprList(")")
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < f.min || (f.max >= 0 && len(args) > f.max) {
+		var want string
+		switch {
+		case f.max < 0:
+			want = strconv.Itoa(f.min) + " or more"
+		case f.max == f.min:
+			want = strconv.Itoa(f.min)
+		case f.max == f.min+1:
+			want = strconv.Itoa(f.min) + " or " + strconv.Itoa(f.max)
+		default:
+			want = strconv.Itoa(f.min) + " to " + strconv.Itoa(f.max)
 		}
 		return nil, invalidQuery(name.pos, "%s takes %s arguments, got %d", fn, want, len(args))
 	}
-	return &callExpr{fn: fn, args: args}, nil
+	return &callExpr{fn: fn, f: f, args: args}, nil
+}
+
+func (p *sqlParser) aggregate(name token, kind aggKind) (expr, error) {
+	fn := strings.ToUpper(name.text)
+	switch {
+	case p.inAgg:
+		return nil, invalidQuery(name.pos, "aggregate %s cannot be nested in another aggregate", fn)
+	case !p.aggOK:
+		return nil, invalidQuery(name.pos, "aggregate %s can be used only in the SELECT list", fn)
+	}
+	p.next() // "("
+	if isPunct(p.peek(), "*") {
+		return nil, invalidQuery(p.peek().pos, "%s(*) is not Cosmos SQL; count documents with COUNT(1)", fn)
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	p.inAgg = true
+	args, err := p.exprList(")")
+	p.inAgg = false
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != 1 {
+		return nil, invalidQuery(name.pos, "%s takes 1 argument, got %d", fn, len(args))
+	}
+	x := &aggExpr{kind: kind, fn: fn, arg: args[0], index: len(p.aggs)}
+	p.aggs = append(p.aggs, x)
+	return x, nil
 }

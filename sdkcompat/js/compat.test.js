@@ -307,3 +307,207 @@ test("throughput: read and replace a container's offer", async () => {
   const { resource: again } = await container.readOffer();
   assert.equal(again.content.offerThroughput, 1000);
 });
+
+// --- queries through the SDK's query-plan pipeline ---------------------------------------
+
+// Items spread over the four ranges by pk; every property the queries sort on is present
+// with one type (the SDK refuses to merge ranges whose ORDER BY values differ in type).
+const QUERY_ITEMS = 300;
+function queryItem(i) {
+  const item = {
+    id: `q${String(i).padStart(3, "0")}`,
+    pk: `p${i % 17}`,
+    n: i,
+    f: (i % 7) * 1.5,
+    rank: i % 10,
+    cat: ["red", "green", "blue"][i % 3],
+    grp: `g${i % 5}`,
+    name: `name-${(i * 7) % QUERY_ITEMS}`,
+    tags: [`t${i % 4}`, `t${i % 6}`],
+  };
+  if (i % 2 === 0) item.opt = i / 2;
+  return item;
+}
+
+const byKey = (...keys) => (a, b) => {
+  for (const [k, desc] of keys) {
+    const x = a[k];
+    const y = b[k];
+    if (x !== y) return (x < y ? -1 : 1) * (desc ? -1 : 1);
+  }
+  return 0;
+};
+const ids = (rows) => rows.map((r) => r.id);
+const sortedIds = (rows) => ids(rows).sort();
+const close = (a, b) => Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+async function fetchPaged(container, querySpec, options) {
+  const it = container.items.query(querySpec, options);
+  const rows = [];
+  let pages = 0;
+  while (it.hasMoreResults()) {
+    const { resources } = await it.fetchNext();
+    if (!resources || resources.length === 0) continue;
+    pages++;
+    assert.ok(resources.length <= options.maxItemCount, `a page of ${resources.length} with maxItemCount ${options.maxItemCount}`);
+    rows.push(...resources);
+  }
+  return { rows, pages };
+}
+
+test("queries: every supported form across four ranges, as the SDK's pipeline runs them", async () => {
+  const c = await freshContainer();
+  const items = [];
+  for (let i = 0; i < QUERY_ITEMS; i++) items.push(queryItem(i));
+  const ops = items.map((it) => ({ operationType: BulkOperationType.Create, partitionKey: it.pk, resourceBody: it }));
+  const created = await c.items.executeBulkOperations(ops);
+  assert.equal(created.filter((r) => r.response?.statusCode === 201).length, QUERY_ITEMS);
+  const { resources: ranges } = await c.readPartitionKeyRanges().fetchAll();
+  assert.equal(ranges.length, 4, "the container has four partition key ranges");
+
+  const all = async (query, options = {}) => (await c.items.query(query, options).fetchAll()).resources;
+
+  // ORDER BY: one item, both directions, several items, with a filter and parameters.
+  assert.deepEqual(ids(await all("SELECT * FROM c ORDER BY c.n")), ids([...items].sort(byKey(["n"]))));
+  assert.deepEqual(ids(await all("SELECT * FROM c ORDER BY c.n DESC")), ids([...items].sort(byKey(["n", true]))));
+  assert.deepEqual(
+    ids(await all("SELECT c.id, c.rank FROM c ORDER BY c.rank ASC, c.n DESC")),
+    ids([...items].sort(byKey(["rank"], ["n", true]))),
+  );
+  assert.deepEqual(
+    ids(await all("SELECT c.id FROM c ORDER BY c.name DESC, c.id")),
+    ids([...items].sort(byKey(["name", true], ["id"]))),
+  );
+  const spec = {
+    query: "SELECT * FROM c WHERE c.n >= @lo AND c.cat = @cat ORDER BY c.f DESC, c.n",
+    parameters: [
+      { name: "@lo", value: 40 },
+      { name: "@cat", value: "green" },
+    ],
+  };
+  assert.deepEqual(ids(await all(spec)), ids(items.filter((i) => i.n >= 40 && i.cat === "green").sort(byKey(["f", true], ["n"]))));
+  assert.deepEqual(await all("SELECT VALUE c.name FROM c ORDER BY c.n"), [...items].sort(byKey(["n"])).map((i) => i.name));
+
+  // TOP, OFFSET … LIMIT, with and without ORDER BY.
+  assert.deepEqual(ids(await all("SELECT TOP 10 c.id FROM c ORDER BY c.name")), ids([...items].sort(byKey(["name"])).slice(0, 10)));
+  const top7 = await all("SELECT TOP 7 * FROM c WHERE c.cat = 'red'");
+  assert.equal(top7.length, 7);
+  assert.equal(new Set(ids(top7)).size, 7);
+  assert.ok(top7.every((r) => r.cat === "red"));
+  assert.deepEqual(ids(await all("SELECT c.id FROM c ORDER BY c.n OFFSET 5 LIMIT 10")), ids(items.slice(5, 15)));
+  const offset = await all("SELECT * FROM c WHERE c.rank = 3 OFFSET 4 LIMIT 6");
+  assert.equal(offset.length, 6);
+  assert.ok(offset.every((r) => r.rank === 3));
+
+  // DISTINCT, unordered and ordered.
+  assert.deepEqual((await all("SELECT DISTINCT VALUE c.cat FROM c")).sort(), ["blue", "green", "red"]);
+  assert.deepEqual(
+    (await all("SELECT DISTINCT c.grp FROM c")).map((r) => r.grp).sort(),
+    ["g0", "g1", "g2", "g3", "g4"],
+  );
+  // (Not over c.rank: this SDK's ordered DISTINCT drops falsy values such as 0.)
+  assert.deepEqual(await all("SELECT DISTINCT VALUE c.grp FROM c ORDER BY c.grp DESC"), ["g4", "g3", "g2", "g1", "g0"]);
+  assert.deepEqual(
+    await all("SELECT DISTINCT c.cat, c.rank FROM c WHERE c.rank < 2 ORDER BY c.cat, c.rank"),
+    ["blue", "green", "red"].flatMap((cat) => [0, 1].map((rank) => ({ cat, rank }))),
+  );
+
+  // VALUE aggregates.
+  const ns = items.map((i) => i.n);
+  assert.deepEqual(await all("SELECT VALUE COUNT(1) FROM c"), [QUERY_ITEMS]);
+  assert.deepEqual(await all("SELECT VALUE COUNT(c.opt) FROM c"), [QUERY_ITEMS / 2]);
+  assert.deepEqual(await all("SELECT VALUE SUM(c.n) FROM c"), [ns.reduce((a, b) => a + b, 0)]);
+  assert.deepEqual(await all("SELECT VALUE MIN(c.name) FROM c"), [[...items].map((i) => i.name).sort()[0]]);
+  assert.deepEqual(await all("SELECT VALUE MAX(c.n) FROM c WHERE c.cat = 'blue'"), [Math.max(...items.filter((i) => i.cat === "blue").map((i) => i.n))]);
+  const [avg] = await all("SELECT VALUE AVG(c.f) FROM c");
+  assert.ok(close(avg, items.reduce((a, i) => a + i.f, 0) / QUERY_ITEMS), `AVG ${avg}`);
+  assert.deepEqual(await all("SELECT VALUE MIN(c.n) FROM c WHERE c.n > 100000"), [], "MIN over nothing is undefined: no row");
+
+  // Aggregates without VALUE, with aliases and without.
+  const blue = items.filter((i) => i.cat === "blue");
+  const [agg] = await all("SELECT COUNT(1) AS n, SUM(c.n) AS total, MIN(c.name) AS first, MAX(c.f), AVG(c.n) AS mean FROM c WHERE c.cat = 'blue'");
+  assert.equal(agg.n, blue.length);
+  assert.equal(agg.total, blue.reduce((a, i) => a + i.n, 0));
+  assert.equal(agg.first, blue.map((i) => i.name).sort()[0]);
+  assert.equal(agg.$1, Math.max(...blue.map((i) => i.f)));
+  assert.ok(close(agg.mean, blue.reduce((a, i) => a + i.n, 0) / blue.length));
+
+  // GROUP BY with aggregates, and VALUE GROUP BY.
+  const groups = await all("SELECT c.grp, COUNT(1) AS n, SUM(c.n) AS total, MAX(c.name) AS last FROM c GROUP BY c.grp");
+  assert.equal(groups.length, 5);
+  for (const g of groups) {
+    const members = items.filter((i) => i.grp === g.grp);
+    assert.equal(g.n, members.length, `COUNT of ${g.grp}`);
+    assert.equal(g.total, members.reduce((a, i) => a + i.n, 0), `SUM of ${g.grp}`);
+    assert.equal(g.last, members.map((i) => i.name).sort().at(-1), `MAX of ${g.grp}`);
+  }
+  const byTwo = await all("SELECT c.cat, c.rank, AVG(c.f) AS f FROM c GROUP BY c.cat, c.rank");
+  assert.equal(byTwo.length, 30);
+  for (const g of byTwo) {
+    const members = items.filter((i) => i.cat === g.cat && i.rank === g.rank);
+    assert.ok(close(g.f, members.reduce((a, i) => a + i.f, 0) / members.length), `AVG of ${g.cat}/${g.rank}`);
+  }
+  assert.deepEqual((await all("SELECT VALUE COUNT(1) FROM c GROUP BY c.cat")).sort(), [100, 100, 100]);
+  assert.deepEqual((await all("SELECT VALUE c.grp FROM c GROUP BY c.grp")).sort(), ["g0", "g1", "g2", "g3", "g4"]);
+
+  // Projections, operators and functions, run across ranges directly (no plan needed).
+  const projected = await all(
+    "SELECT c.id, UPPER(c.cat) AS up, LENGTH(c.name) AS len, c.n * 2 + 1 AS calc, CONCAT(c.cat, '-', c.grp) AS cg, " +
+      "c.cat || '/' || c.grp AS cat2, IS_DEFINED(c.opt) AS hasOpt, SUBSTRING(c.name, 0, 6) AS prefix, ARRAY_LENGTH(c.tags) AS nt, " +
+      "ROUND(c.f) AS r, c.opt ?? -1 AS optOr, {\"pair\": [c.n, c.rank]} AS obj " +
+      "FROM c WHERE STARTSWITH(c.name, 'name-1') AND c.n BETWEEN 10 AND 200 AND c.cat IN ('red', 'blue') AND NOT ARRAY_CONTAINS(c.tags, 't5')",
+  );
+  const want = items.filter((i) => i.name.startsWith("name-1") && i.n >= 10 && i.n <= 200 && ["red", "blue"].includes(i.cat) && !i.tags.includes("t5"));
+  assert.ok(want.length > 5, "the filter keeps some items");
+  assert.deepEqual(sortedIds(projected), sortedIds(want));
+  for (const p of projected) {
+    const i = items.find((x) => x.id === p.id);
+    assert.deepEqual(p, {
+      id: i.id,
+      up: i.cat.toUpperCase(),
+      len: i.name.length,
+      calc: i.n * 2 + 1,
+      cg: `${i.cat}-${i.grp}`,
+      cat2: `${i.cat}/${i.grp}`,
+      hasOpt: i.opt !== undefined,
+      prefix: i.name.slice(0, 6),
+      nt: 2,
+      r: Math.round(i.f),
+      optOr: i.opt ?? -1,
+      obj: { pair: [i.n, i.rank] },
+    });
+  }
+  const missing = await all("SELECT c.id, c.opt FROM c WHERE c.n < 4");
+  assert.deepEqual(
+    missing.sort(byKey(["id"])),
+    [{ id: "q000", opt: 0 }, { id: "q001" }, { id: "q002", opt: 1 }, { id: "q003" }],
+    "an undefined property is left out of the projection",
+  );
+
+  // One partition key: the whole query runs in the partition (no plan pipeline).
+  const p3 = items.filter((i) => i.pk === "p3");
+  assert.deepEqual(ids(await all("SELECT * FROM c ORDER BY c.n DESC", { partitionKey: "p3" })), ids([...p3].sort(byKey(["n", true]))));
+  assert.deepEqual(await all("SELECT VALUE COUNT(1) FROM c", { partitionKey: "p3" }), [p3.length]);
+  assert.deepEqual(
+    ids(await all("SELECT TOP 3 c.id FROM c ORDER BY c.name", { partitionKey: "p3" })),
+    ids([...p3].sort(byKey(["name"])).slice(0, 3)),
+  );
+  const p3groups = await all("SELECT c.cat, COUNT(1) AS n FROM c GROUP BY c.cat", { partitionKey: "p3" });
+  assert.deepEqual(
+    p3groups.sort(byKey(["cat"])),
+    ["blue", "green", "red"].map((cat) => ({ cat, n: p3.filter((i) => i.cat === cat).length })).filter((g) => g.n > 0),
+  );
+
+  // Paging through the pipeline: ORDER BY, DISTINCT and GROUP BY in small pages.
+  const paged = await fetchPaged(c, "SELECT c.id, c.n FROM c ORDER BY c.n DESC", { maxItemCount: 7 });
+  assert.deepEqual(ids(paged.rows), ids([...items].sort(byKey(["n", true]))));
+  assert.ok(paged.pages >= QUERY_ITEMS / 7, `${paged.pages} pages`);
+  const pagedTop = await fetchPaged(c, "SELECT TOP 25 c.id FROM c ORDER BY c.rank, c.n", { maxItemCount: 4 });
+  assert.deepEqual(ids(pagedTop.rows), ids([...items].sort(byKey(["rank"], ["n"])).slice(0, 25)));
+  const pagedOffset = await fetchPaged(c, "SELECT c.id FROM c ORDER BY c.n OFFSET 33 LIMIT 20", { maxItemCount: 6 });
+  assert.deepEqual(ids(pagedOffset.rows), ids(items.slice(33, 53)));
+  const pagedDistinct = await fetchPaged(c, "SELECT DISTINCT VALUE c.name FROM c WHERE c.rank < 5", { maxItemCount: 9 });
+  assert.deepEqual(pagedDistinct.rows.sort(), items.filter((i) => i.rank < 5).map((i) => i.name).sort());
+  const pagedSimple = await fetchPaged(c, "SELECT c.id FROM c WHERE c.f > 3", { maxItemCount: 11 });
+  assert.deepEqual(sortedIds(pagedSimple.rows), sortedIds(items.filter((i) => i.f > 3)));
+});
