@@ -316,12 +316,13 @@ func (r *rangeState) head() (entry, bool) {
 
 // fetchResult is a page request's answer.
 type fetchResult struct {
-	rs   *rangeState
-	gen  int
-	cont string
-	page page
-	info PageInfo
-	err  error
+	rs      *rangeState
+	gen     int
+	cont    string
+	page    page
+	entries []entry
+	info    PageInfo
+	err     error
 }
 
 // pull statuses.
@@ -479,11 +480,25 @@ func (it *Iterator) fetch(r *rangeState) {
 		req.maxItems = r.maxItems
 	}
 	gen, cont := r.gen, r.next
+	var s *sorter
+	if it.shape.ordered {
+		s = &it.sorter // set once, before the first request: read-only here
+	}
 	it.wg.Add(1)
 	go func() {
 		defer it.wg.Done()
 		p, info, err := it.be.page(it.ctx, req)
-		it.results <- fetchResult{rs: r, gen: gen, cont: cont, page: p, info: info, err: err}
+		res := fetchResult{rs: r, gen: gen, cont: cont, page: p, info: info, err: err}
+		if err == nil {
+			// Parsed here, on the request's goroutine, so that the ranges' pages are
+			// decoded in parallel rather than by the merge.
+			res.entries, res.err = parseEntries(p.items, s)
+			res.page.items = nil
+			if res.err != nil {
+				res.err = fmt.Errorf("range %s: %w", r.r.ID, res.err)
+			}
+		}
+		it.results <- res
 	}()
 }
 
@@ -512,15 +527,7 @@ func (it *Iterator) apply(ctx context.Context, res fetchResult) {
 	}
 	it.record(res.info)
 	r.gone = 0
-	var s *sorter
-	if it.shape.ordered {
-		s = &it.sorter
-	}
-	items, err := parseEntries(res.page.items, s)
-	if err != nil {
-		it.fail(fmt.Errorf("range %s: %w", r.r.ID, err))
-		return
-	}
+	items := res.entries
 	r.next = res.page.continuation
 	r.exhausted = r.next == ""
 	if len(items) > 0 {
