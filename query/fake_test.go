@@ -67,9 +67,11 @@ type fakeBackend struct {
 	failAfter  int // after n page calls, every page fails with 500 (0: never)
 	hang       bool
 	hung       chan struct{}
-	log        []pageRequest
-	nextID     int
-	cache      map[string]*rangeData
+	gate       chan struct{} // pages wait until it is closed
+
+	log    []pageRequest
+	nextID int
+	cache  map[string]*rangeData
 }
 
 func newFake(seed int64, nranges int, docs []fdoc) *fakeBackend {
@@ -164,6 +166,15 @@ func (f *fakeBackend) page(ctx context.Context, req pageRequest) (page, PageInfo
 		f.hung <- struct{}{}
 		<-ctx.Done()
 		return page{}, info, ctx.Err()
+	}
+	if gate := f.gate; gate != nil {
+		f.mu.Unlock()
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return page{}, info, ctx.Err()
+		}
+		f.mu.Lock()
 	}
 	var rng *fakeRange
 	for i := range f.rs {

@@ -99,6 +99,10 @@ func (it *Iterator) Next(ctx context.Context) ([]json.RawMessage, *PageInfo, err
 	defer stop()
 	if !it.set {
 		if err := it.setup(sctx); err != nil {
+			if ctx.Err() != nil {
+				it.ranges = nil // the caller gave up: set up again on the next call
+				return nil, it.popInfo(), ctx.Err()
+			}
 			it.fail(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -559,5 +560,59 @@ func TestEveryRequestIsReportedOnceAndCounted(t *testing.T) {
 	}
 	if st.Requests != len(infos) || st.Pages != f.pageCalls || st.RequestCharge != charge || st.Splits != 1 {
 		t.Fatalf("stats %+v, reported %d requests costing %v", st, len(infos), charge)
+	}
+}
+
+// A Next whose context ends returns its error; the pages already asked for go on, and
+// the next Next takes up where it was.
+func TestACancelledNextLeavesTheQueryUsable(t *testing.T) {
+	c := allCases()[2] // ORDER BY descending
+	docs := genDocs(rand.New(rand.NewSource(5)), 90)
+	f := fakeFor(c, 5, 3, docs)
+	f.gate = make(chan struct{})
+	it := mustStart(t, f, Options{PageSize: 4})
+	defer it.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	var got []json.RawMessage
+	for {
+		items, _, err := it.Next(ctx)
+		got = append(got, items...)
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("err = %v, want the context's deadline", err)
+		}
+	}
+	close(f.gate)
+	rest, _, err := drainAll(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, c, docs, append(got, rest...))
+}
+
+// A DISTINCT over thousands of values carries them all in its token, beyond what one
+// command-line argument holds: the run says it cannot be resumed rather than hand out
+// a token that cannot be used.
+func TestAStateTooLargeForATokenIsNotResumable(t *testing.T) {
+	docs := genDocs(rand.New(rand.NewSource(6)), 6000)
+	c := qcase{plan: `{"queryInfo":{"distinctType":"Unordered","rewrittenQuery":""},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]}`,
+		rows: func(docs []fdoc) []frow {
+			var out []frow
+			for _, d := range docs {
+				out = append(out, frow{rid: d.rid, raw: jsonOf(d.body["id"])})
+			}
+			return out
+		}}
+	f := fakeFor(c, 6, 2, docs)
+	got, it := runAll(t, f, Options{PageSize: 500, MaxItems: 5000})
+	if len(got) != 5000 || it.Continuation() != "" || !strings.Contains(it.Unresumable(), "too large") {
+		t.Fatalf("%d items, token %d bytes, unresumable %q", len(got), len(it.Continuation()), it.Unresumable())
+	}
+	got, it = runAll(t, f, Options{PageSize: 500, MaxItems: 100})
+	if len(got) != 100 || it.Continuation() == "" || it.Unresumable() != "" {
+		t.Fatalf("a small state is resumable: %d items, unresumable %q", len(got), it.Unresumable())
 	}
 }

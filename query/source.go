@@ -541,6 +541,9 @@ func (it *Iterator) split(ctx context.Context, r *rangeState, cont string) {
 	all, info, err := it.be.ranges(ctx, true)
 	it.record(info)
 	if err != nil {
+		if ctx.Err() != nil {
+			return // the caller gave up: the range answers 410 again next time
+		}
 		it.fail(fmt.Errorf("re-reading the partition key ranges after range %s split: %w", r.r.ID, err))
 		return
 	}
