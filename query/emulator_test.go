@@ -274,7 +274,7 @@ func runEmulator(t *testing.T, o Options) ([]json.RawMessage, *Iterator, []PageI
 }
 
 // Every supported query form, across the emulator's 4 ranges, returns what an in-memory
-// evaluation of the same documents does; run again in runs of a few items each, resumed
+// evaluation of the same documents does; run again in runs of 30 items each, resumed
 // from the last run's token, it returns every item once.
 func TestEveryQueryFormAgainstTheEmulator(t *testing.T) {
 	e := startEmulator(t)
@@ -304,7 +304,7 @@ func TestEveryQueryFormAgainstTheEmulator(t *testing.T) {
 				if runs > 500 {
 					t.Fatal("the runs never end")
 				}
-				got, it, _ := runEmulator(t, e.options(c, Options{PageSize: 5, MaxItems: 4, Continuation: tok}))
+				got, it, _ := runEmulator(t, e.options(c, Options{PageSize: 7, MaxItems: 30, Continuation: tok}))
 				all = append(all, got...)
 				if tok = it.Continuation(); tok == "" {
 					break
