@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -437,5 +438,30 @@ func TestGoneRangesAndFailoverMidQueryAgainstTheEmulator(t *testing.T) {
 				t.Fatalf("%d pages gone, %d range reads, %d pages failed over: %+v", gone, refreshed, failedOver, infos)
 			}
 		})
+	}
+}
+
+func TestEmptyContainersAndBadQueriesAgainstTheEmulator(t *testing.T) {
+	e := startEmulator(t)
+	for sql, want := range map[string]string{
+		"SELECT * FROM c ORDER BY c.n":                  "[]",
+		"SELECT VALUE COUNT(1) FROM c":                  "[0]",
+		"SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g": "[]",
+		"SELECT VALUE MAX(c.n) FROM c":                  "[]",
+	} {
+		got, _, _ := runEmulator(t, e.options(sqlCase{sql: sql}, Options{}))
+		if b, _ := json.Marshal(got); string(b) != want && !(want == "[]" && string(b) == "null") {
+			t.Fatalf("%s over nothing: %s, want %s", sql, b, want)
+		}
+	}
+	it, err := Run(context.Background(), e.options(sqlCase{sql: "SELECT * FROM c WHERE"}, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	_, info, err := it.Next(context.Background())
+	var ce *cosmos.Error
+	if !errors.As(err, &ce) || ce.StatusCode != 400 || info == nil || info.Kind != KindPlan {
+		t.Fatalf("err = %v (info %+v), want the plan request's 400", err, info)
 	}
 }

@@ -81,16 +81,18 @@ func start(ctx context.Context, o Options, be backend) (*Iterator, error) {
 	return it, nil
 }
 
-// Next returns the next items of the query, and the next request not yet reported (nil
-// when there is none). It returns as soon as it has either: a page of the query may
-// bring items or not (an aggregate's pages bring none until the end; a merge holds
-// items until every range has spoken). Items come in the query's order; one Next
-// returns at most PageSize items (100 when it is 0) of a merge, or one page otherwise.
+// Next returns the next items of the query and one request not yet reported (nil when
+// none is waiting), as soon as it has either: a page that brings nothing to return yet
+// (an aggregate's page, or one the merge must hold until every range has answered) is
+// still reported at once, for progress and diagnostics. Items come in the query's
+// order; one Next returns at most PageSize items (100 when it is 0) of a merge, of
+// aggregate or group results, or one page otherwise.
 //
 // At the end it returns io.EOF, once every request was reported; also when MaxItems
 // items were returned, with Continuation set to resume after them. A failed request
-// ends the query with its error (and its PageInfo); Continuation then still resumes
-// after the items returned. An error of ctx leaves the iterator usable.
+// ends the query: Next returns its error (with its PageInfo, and then with each request
+// still to report), and Continuation still resumes after the items returned. An error
+// of ctx leaves the iterator usable: the next Next goes on.
 func (it *Iterator) Next(ctx context.Context) ([]json.RawMessage, *PageInfo, error) {
 	if it.closed {
 		return nil, nil, ErrClosed
