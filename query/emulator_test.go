@@ -465,3 +465,36 @@ func TestEmptyContainersAndBadQueriesAgainstTheEmulator(t *testing.T) {
 		t.Fatalf("err = %v (info %+v), want the plan request's 400", err, info)
 	}
 }
+
+// A query abandoned part way, through the real engine and HTTP, leaves no request or
+// timer behind (TestMain checks for goroutines once every test is done): closed after
+// a few pages, or with its context cancelled and never closed.
+func TestAbandonedQueriesAgainstTheEmulatorLeaveNothingBehind(t *testing.T) {
+	e := startEmulator(t)
+	e.load(t, emulatorDocs(11, 300))
+	if err := e.srv.Faults().SetLatency("West US", "query", faults.Distribution{Kind: "fixed", Value: faults.Duration(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	c := emulatorCases()[2]
+	for _, how := range []string{"closed", "cancelled"} {
+		o := e.options(c, Options{PageSize: 10})
+		o.Page.Hedge = hedging.Threshold{Threshold: time.Millisecond, MaxRegions: 2} // hedges to the slow region stay in flight
+		ctx, cancel := context.WithCancel(context.Background())
+		it, err := Run(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < 3; n++ {
+			if _, _, err := it.Next(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if how == "closed" {
+			it.Close()
+		} else {
+			cancel()
+			it.wg.Wait()
+		}
+		cancel()
+	}
+}
