@@ -30,7 +30,7 @@ type connFlags struct {
 	noReplicaHealth bool
 	// streams says the command streams items and takes -o ndjson (query).
 	streams bool
-	flags           *pflag.FlagSet
+	flags   *pflag.FlagSet
 }
 
 func (f *connFlags) register(c *cobra.Command) {
