@@ -10,9 +10,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
 // queryTestItems is how many items the query tests spread over the four ranges.
@@ -252,7 +254,9 @@ func queryCases() []qcase {
 		{name: "DISTINCT VALUE", sql: "SELECT DISTINCT VALUE c.cat FROM c", check: "set",
 			want: func(items []qitem) []any { return distinct(items, func(i qitem) any { return i.Cat }) }},
 		{name: "DISTINCT object", sql: "SELECT DISTINCT c.grp FROM c", check: "set",
-			want: func(items []qitem) []any { return distinct(items, func(i qitem) any { return map[string]any{"grp": i.Grp} }) }},
+			want: func(items []qitem) []any {
+				return distinct(items, func(i qitem) any { return map[string]any{"grp": i.Grp} })
+			}},
 		{name: "DISTINCT with ORDER BY", sql: "SELECT DISTINCT VALUE c.grp FROM c ORDER BY c.grp DESC", check: "ordered",
 			want: func(items []qitem) []any {
 				return distinct(sortedBy(items, func(a, b qitem) bool { return a.Grp > b.Grp }), func(i qitem) any { return i.Grp })
@@ -531,4 +535,69 @@ func canonRaw(t *testing.T, items []json.RawMessage) []string {
 		out[i] = string(b)
 	}
 	return out
+}
+
+// TestQuerySurvivesASickFirstRegion: the incident path. Whatever is wrong with the first
+// region during a cross-partition ORDER BY, the query completes from the others, every
+// page bounded by the attempt timeout or a hedge, with the same items in the same order.
+func TestQuerySurvivesASickFirstRegion(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	want := ids(sortedBy(items, func(a, b qitem) bool { return a.N < b.N }))
+	hedged := []string{"--hedge-threshold", "50ms", "--attempt-timeout", "500ms"}
+	for _, tc := range []struct {
+		name string
+		rule faults.Rule
+		args []string
+		// avoid says no page may be answered by the sick region.
+		avoid bool
+		// hedges says some page must have been hedged.
+		hedges bool
+	}{
+		{"hung, hedged", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectHang}, hedged, true, true},
+		{"hung, not hedged: the attempt timeout fails pages over", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectHang},
+			[]string{"--attempt-timeout", "300ms"}, true, false},
+		{"refusing connections", faults.Rule{Region: "East US", Effect: faults.EffectRefuse}, hedged, true, false},
+		{"throttling", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectStatus, Status: 429,
+			RetryAfter: faults.Duration(20 * time.Millisecond)}, hedged, false, false},
+		{"slow", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectDelay,
+			Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(2 * time.Second)}}, hedged, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := queryAccount(t, items)
+			// A command before the incident saves the account's topology, as an
+			// operator's earlier commands did: with the write region refusing, the
+			// global endpoint (its alias) cannot be asked.
+			if r := cosmosctl(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.code != 0 {
+				t.Fatalf("before the fault: %+v", r)
+			}
+			if _, err := srv.AddFault(tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			q, r := runQueryJSON(t, append([]string{"SELECT c.id FROM c ORDER BY c.n", "--page-size", "20", "--all"}, tc.args...)...)
+			elapsed := time.Since(start)
+			if r.code != 0 || !q.Complete {
+				t.Fatalf("exit %d: %s\n%s", r.code, r.errOut, r.out)
+			}
+			got := (qcase{key: "id"}).values(t, q.Items)
+			if !reflect.DeepEqual(normal(t, got), normal(t, want)) {
+				t.Fatalf("items differ from the in-memory ORDER BY:\n got  %v\n want %v", got, want)
+			}
+			hedges := 0
+			for _, p := range q.Pages {
+				hedges += p.Hedges
+				if tc.avoid && p.Kind == "page" && p.WinningRegion == "East US" {
+					t.Fatalf("a page was answered by the sick region: %+v", p)
+				}
+			}
+			if tc.hedges && hedges == 0 {
+				t.Fatal("no page was hedged")
+			}
+			// Generous: pages of at most an attempt timeout or a hedge each, in
+			// parallel over four ranges, on a loaded machine.
+			if elapsed > 30*time.Second {
+				t.Fatalf("took %s", elapsed)
+			}
+		})
+	}
 }

@@ -108,8 +108,10 @@ func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage, width int)
 	}
 	if len(hidden) > 0 {
 		note := fmt.Sprintf("%s not shown to fit the terminal: %s (-o json shows everything)", HumanCount(len(hidden), "more column"), strings.Join(hidden, ", "))
-		if _, err := fmt.Fprintln(w, st.Faint(note)); err != nil {
-			return err
+		for _, line := range wrapWords(note, width) {
+			if _, err := fmt.Fprintln(w, st.Faint(line)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -162,6 +164,24 @@ func fitColumns(cols []string, cells [][]string, width int) (shown, widths []int
 		hidden = append(hidden, cols[j])
 	}
 	return shown, widths, hidden
+}
+
+// wrapWords breaks text into lines of at most width cells at its blanks (a word wider
+// than width gets a line of its own).
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
 }
 
 func cutCell(s string, width int, st Styles) string {
