@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	goio "io"
-	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
@@ -325,8 +322,7 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 			}
 		}
 	default:
-		styles := output.StylesFor(r.io.Out, r.io.OutTTY, r.o.conn.noColor, getenv)
-		if werr := output.WriteQueryItems(r.io.Out, styles, r.items, queryTableWidth(r.io)); werr != nil {
+		if werr := output.WriteQueryItems(r.io.Out, r.io.outStyles(r.o.conn.noColor), r.items); werr != nil {
 			return werr
 		}
 	}
@@ -409,21 +405,4 @@ func (r *queryRun) hedging() string {
 		}
 	}
 	return ""
-}
-
-// queryTableWidth is how wide the items table may be: the terminal's width (COLUMNS
-// first, as shells set it), 0 (no limit) when stdout is not a terminal.
-func queryTableWidth(io *IOStreams) int {
-	if !io.OutTTY {
-		return 0
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
-		return n
-	}
-	if f, ok := io.outFile(); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	return 80
 }

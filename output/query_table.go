@@ -8,23 +8,22 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Query results as a table for a person. Items are JSON documents with no fixed shape:
 // the columns are their top-level properties in the order first seen, the system
 // properties last (an operator looks for id and status, not _etag), and a VALUE column
-// for items that are not objects (SELECT VALUE). On a terminal (width > 0) a value is
-// cut to maxQueryCell cells and the table to the width, dropping the columns that do
-// not fit, which a footnote names; piped, every value is written in full.
+// for items that are not objects (SELECT VALUE). On a terminal (Styles.Width) a value is
+// cut to maxQueryCell cells, and the table fits the width as every table does: columns
+// are cut, then hidden, right to left (the first is never hidden), and the footnote names
+// them. Piped, every value is written in full.
 
 // maxQueryCell is the widest a value is shown on a terminal: wide enough for an id, a
 // timestamp or a short object, narrow enough that several columns fit.
 const maxQueryCell = 40
 
-// minQueryCell is the narrowest a column cut to fit the terminal is still shown at.
-const minQueryCell = 8
+// minQueryCell is how far a column is cut before it is hidden.
+const minQueryCell = 12
 
 // systemProperties are the properties the service adds to every item.
 var systemProperties = map[string]bool{"_rid": true, "_self": true, "_etag": true, "_attachments": true, "_ts": true}
@@ -32,8 +31,8 @@ var systemProperties = map[string]bool{"_rid": true, "_self": true, "_etag": tru
 // valueColumn holds the items that are not objects.
 const valueColumn = "VALUE"
 
-// WriteQueryItems writes items as a table; width 0 is no limit (piped output).
-func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage, width int) error {
+// WriteQueryItems writes items as a table.
+func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -42,7 +41,7 @@ func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage, width int)
 		value json.RawMessage // an item that is not an object
 	}
 	rows := make([]row, len(items))
-	var cols, system []string
+	var names, system []string
 	seen := map[string]bool{}
 	hasValue := false
 	for i, it := range items {
@@ -61,141 +60,39 @@ func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage, width int)
 			if systemProperties[k] {
 				system = append(system, k)
 			} else {
-				cols = append(cols, k)
+				names = append(names, k)
 			}
 		}
 	}
-	cols = append(cols, system...)
+	names = append(names, system...)
 	first := 0 // the first property column
 	if hasValue {
-		cols = append([]string{valueColumn}, cols...)
+		names = append([]string{valueColumn}, names...)
 		first = 1
 	}
-	sym := st.sym()
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = make([]string, len(cols))
-		for j := range cols {
-			cells[i][j] = sym.dash
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Column{Header: n, Name: n, Key: i == 0, Priority: len(names) - i, Min: minQueryCell}
+	}
+	dash := st.Faint(st.sym().dash)
+	t := NewTableOf(w, st, cols...)
+	for _, r := range rows {
+		cells := make([]string, len(names))
+		for j := range cells {
+			cells[j] = dash
 		}
 		if r.vals == nil {
-			cells[i][0] = queryCell(r.value)
-			continue
-		}
-		for j := first; j < len(cols); j++ {
-			if v, ok := r.vals[cols[j]]; ok {
-				cells[i][j] = queryCell(v)
+			cells[0] = queryCell(r.value, st)
+		} else {
+			for j := first; j < len(names); j++ {
+				if v, ok := r.vals[names[j]]; ok {
+					cells[j] = queryCell(v, st)
+				}
 			}
 		}
+		t.Append(cells...)
 	}
-	shown, widths, hidden := fitColumns(cols, cells, width)
-	t := NewTable(w, st, pick(cols, shown)...)
-	for _, row := range cells {
-		out := make([]string, len(shown))
-		for k, j := range shown {
-			out[k] = row[j]
-			if width > 0 {
-				out[k] = cutCell(row[j], widths[k], st)
-			}
-			if row[j] == sym.dash {
-				out[k] = st.Faint(sym.dash)
-			}
-		}
-		t.Append(out...)
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	if len(hidden) > 0 {
-		note := fmt.Sprintf("%s not shown to fit the terminal: %s (-o json shows everything)", HumanCount(len(hidden), "more column"), strings.Join(hidden, ", "))
-		for _, line := range wrapWords(note, width) {
-			if _, err := fmt.Fprintln(w, st.Faint(line)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func pick(cols []string, idx []int) []string {
-	out := make([]string, len(idx))
-	for k, j := range idx {
-		out[k] = cols[j]
-	}
-	return out
-}
-
-// fitColumns chooses the columns that fit in width (all when width is 0), left to right
-// at their natural width (capped at maxQueryCell), then one more cut to what is left if
-// that is at least minQueryCell. It returns the shown columns, their widths, and the
-// names of the others.
-func fitColumns(cols []string, cells [][]string, width int) (shown, widths []int, hidden []string) {
-	natural := make([]int, len(cols))
-	for j, c := range cols {
-		natural[j] = ansi.StringWidth(c)
-		for _, row := range cells {
-			natural[j] = max(natural[j], ansi.StringWidth(row[j]))
-		}
-		if width > 0 {
-			natural[j] = min(natural[j], max(maxQueryCell, ansi.StringWidth(c)))
-		}
-	}
-	used := 0
-	for j := range cols {
-		gap := 0
-		if len(shown) > 0 {
-			gap = len(columnGap)
-		}
-		switch left := width - used - gap; {
-		case width == 0 || natural[j] <= left:
-			shown, widths = append(shown, j), append(widths, natural[j])
-			used += gap + natural[j]
-			continue
-		case len(shown) == 0:
-			// Not even the first column fits: show what there is room for.
-			shown, widths = append(shown, j), append(widths, max(left, 1))
-			used = width
-			continue
-		case left >= minQueryCell && len(hidden) == 0:
-			shown, widths = append(shown, j), append(widths, left)
-			used = width
-			continue
-		}
-		hidden = append(hidden, cols[j])
-	}
-	return shown, widths, hidden
-}
-
-// wrapWords breaks text into lines of at most width cells at its blanks (a word wider
-// than width gets a line of its own).
-func wrapWords(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(word) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	return append(lines, line)
-}
-
-func cutCell(s string, width int, st Styles) string {
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	tail := "…"
-	if st.ASCII {
-		tail = "..."
-	}
-	if width <= ansi.StringWidth(tail) {
-		tail = ""
-	}
-	return ansi.Truncate(s, width, tail)
+	return t.Render()
 }
 
 // objectOf reads a JSON object's keys in order and their raw values; ok is false for
@@ -227,23 +124,29 @@ func objectOf(raw json.RawMessage) (keys []string, vals map[string]json.RawMessa
 
 // queryCell renders a value on one line: a string as its text (quoted only when it is
 // empty or holds control characters, which would break the line), anything else as
-// compact JSON.
-func queryCell(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) > 0 && v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-				return strconv.Quote(s)
+// compact JSON; on a terminal cut to maxQueryCell.
+func queryCell(v json.RawMessage, st Styles) string {
+	text := func() string {
+		v = bytes.TrimSpace(v)
+		if len(v) > 0 && v[0] == '"' {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+					return strconv.Quote(s)
+				}
+				return s
 			}
-			return s
 		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, v) != nil {
+			return string(v)
+		}
+		return buf.String()
+	}()
+	if st.Width > 0 {
+		text = st.cut(text, maxQueryCell, false)
 	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, v) != nil {
-		return string(v)
-	}
-	return buf.String()
+	return text
 }
 
 // QueryHead is what the per-page diagnostics table of a query starts with.
@@ -270,8 +173,14 @@ func WriteQueryPages(w io.Writer, st Styles, head QueryHead, pages []QueryPage, 
 	}
 	h.write(ew)
 	ew.printf("\n")
-	t := NewTable(ew, st, "#", "REQUEST", "RANGE", "REGIONS", "WINNER", "ATTEMPTS", "HEDGES", "STATUS", "RU", "DURATION", "ITEMS", "NOTE")
-	t.AlignRight(0, 5, 6, 8, 9, 10)
+	// On a narrow terminal the note is cut, then the regions contacted and the winner
+	// (the JSON has them), the attempts and hedges; what each request was and cost stays.
+	t := NewTableOf(ew, st,
+		Column{Header: "#", Key: true}, Column{Header: "REQUEST", Key: true}, Column{Header: "RANGE", Key: true},
+		Column{Header: "REGIONS", Priority: 3, Min: 12}, Column{Header: "WINNER", Priority: 4, Min: 10},
+		Column{Header: "ATTEMPTS", Short: "ATT", Right: true, Priority: 5}, Column{Header: "HEDGES", Short: "HDG", Right: true, Priority: 6},
+		Column{Header: "STATUS", Key: true}, Column{Header: "RU", Key: true, Right: true}, Column{Header: "DURATION", Short: "TIME", Key: true, Right: true},
+		Column{Header: "ITEMS", Key: true, Right: true}, Column{Header: "NOTE", Priority: 1, Min: 16})
 	for _, p := range pages {
 		items := strconv.Itoa(p.Items)
 		if p.Kind != "page" {
