@@ -49,7 +49,7 @@ which learns query pages apart from point reads).
 With --pk the query runs within that partition key, where the service runs all
 of it. Without it the query runs across partitions: cosmosctl asks the gateway
 for the query plan and runs the rewritten query on each partition key range (4
-ranges at once, --parallelism), merging on the client as the SDKs do: ORDER BY
+page requests at once, --parallelism), merging on the client as the SDKs do: ORDER BY
 (one or more paths) by a k-way merge, TOP and OFFSET … LIMIT after the merge,
 DISTINCT, the aggregates COUNT, SUM, MIN, MAX and AVG (VALUE or not), and GROUP
 BY. A range that splits during the query is replaced by its children, from where
@@ -112,6 +112,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	o.conn.streams = true
 	f := c.Flags()
 	f.Lookup("output").Usage = "table, json or ndjson (one item a line, as pages arrive) ($COSMOSCTL_OUTPUT; default table)"
+	f.Lookup("diagnostics").Usage = "print every request (the plan, the range reads, each page) and the totals on stderr, terminal or not"
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.pk, "pk", "", "run within this partition key: a JSON value, a JSON array for a hierarchical key, or a plain string (default: across partitions)")
 	f.StringArrayVar(&o.params, "param", nil, "a query parameter, @name=VALUE, VALUE JSON or a plain string; repeatable")
