@@ -291,6 +291,7 @@ func (r *queryRun) read(ctx context.Context, it *query.Iterator) error {
 // command's error.
 func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error) error {
 	stats := it.Stats()
+	stats.Duration = time.Since(r.start) // from where the first item's time counts too
 	totals := output.NewQueryTotals(stats, r.firstItem)
 	token := it.Continuation()
 	complete := runErr == nil && token == "" && it.Unresumable() == ""

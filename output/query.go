@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -105,7 +106,7 @@ func pageStatus(d *engine.Diagnostics) (int, int) {
 // NewQueryTotals sums up a run from the pipeline's totals; firstItem is how long the
 // first item took (negative when none came).
 func NewQueryTotals(t query.Totals, firstItem time.Duration) QueryTotals {
-	out := QueryTotals{Items: t.Items, Pages: t.Pages, Requests: t.Requests, RequestCharge: t.RequestCharge,
+	out := QueryTotals{Items: t.Items, Pages: t.Pages, Requests: t.Requests, RequestCharge: math.Round(t.RequestCharge*1e6) / 1e6,
 		ContactedRegions: append([]string{}, t.Regions...), Splits: t.Splits, DurationMs: msOf(t.Duration)}
 	if firstItem >= 0 {
 		ms := msOf(firstItem)
