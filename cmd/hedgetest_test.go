@@ -271,7 +271,10 @@ func TestHedgeTestQueryWorkloads(t *testing.T) {
 					t.Fatalf("every %s answered, by another region: %+v", tc.op, s)
 				}
 			}
-			if fanout := rep.Strategies[1]; fanout.ExtraRequestsPct < 150 || fanout.ExtraRequestsPct > 250 {
+			// About +200 % (more where the refused first region's attempt fails over too),
+			// counted against the requests the workload needs: against the queries it
+			// would be +1,700 %.
+			if fanout := rep.Strategies[1]; fanout.ExtraRequestsPct < 150 || fanout.ExtraRequestsPct > 400 {
 				t.Fatalf("fan-out asks every region for every request of the workload: %+v", fanout)
 			}
 		})
