@@ -253,7 +253,7 @@ type queryRun struct {
 	start     time.Time
 	firstItem time.Duration
 	items     []json.RawMessage // kept for table and json
-	pages     []output.QueryPage
+	pages     []output.QueryPage // kept for json and --diagnostics
 	progress  *queryProgress
 }
 
@@ -263,7 +263,10 @@ func (r *queryRun) read(ctx context.Context, it *query.Iterator) error {
 	for {
 		items, info, err := it.Next(ctx)
 		if info != nil {
-			r.pages = append(r.pages, output.NewQueryPage(len(r.pages)+1, *info))
+			// Kept only for what prints them: a long query has many pages.
+			if r.format == config.OutputJSON || r.o.conn.diagnostics {
+				r.pages = append(r.pages, output.NewQueryPage(len(r.pages)+1, *info))
+			}
 		}
 		if len(items) > 0 {
 			if r.firstItem < 0 {
@@ -298,31 +301,31 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 	err := r.commandError(ctx, runErr, totals.Items)
 	st := r.o.conn.styles(r.io)
 	switch r.format {
-	case config.OutputJSON, config.OutputNDJSON:
-		if r.format == config.OutputJSON {
-			obj := &output.QueryObject{Query: r.spec.Query, Parameters: r.spec.Parameters, PartitionKey: json.RawMessage("null"),
-				Items: r.items, Complete: complete, Totals: totals, Pages: r.pages, Error: output.ErrorOf(err)}
-			if obj.Parameters == nil {
-				obj.Parameters = []cosmos.QueryParameter{}
-			}
-			if obj.Items == nil {
-				obj.Items = []json.RawMessage{}
-			}
-			if obj.Pages == nil {
-				obj.Pages = []output.QueryPage{}
-			}
-			if r.pk != nil {
-				obj.PartitionKey = json.RawMessage(r.pk.JSON())
-			}
-			if token != "" {
-				obj.Continuation = &token
-			}
-			obj.Unresumable = it.Unresumable()
-			classifyFailure(obj.Error, err)
-			if werr := output.WriteJSON(r.io.Out, obj); werr != nil {
-				return werr
-			}
+	case config.OutputJSON:
+		obj := &output.QueryObject{Query: r.spec.Query, Parameters: r.spec.Parameters, PartitionKey: json.RawMessage("null"),
+			Items: r.items, Complete: complete, Totals: totals, Pages: r.pages, Error: output.ErrorOf(err)}
+		if obj.Parameters == nil {
+			obj.Parameters = []cosmos.QueryParameter{}
 		}
+		if obj.Items == nil {
+			obj.Items = []json.RawMessage{}
+		}
+		if obj.Pages == nil {
+			obj.Pages = []output.QueryPage{}
+		}
+		if r.pk != nil {
+			obj.PartitionKey = json.RawMessage(r.pk.JSON())
+		}
+		if token != "" {
+			obj.Continuation = &token
+		}
+		obj.Unresumable = it.Unresumable()
+		classifyFailure(obj.Error, err)
+		if werr := output.WriteJSON(r.io.Out, obj); werr != nil {
+			return werr
+		}
+	case config.OutputNDJSON:
+		// The items went out as they came.
 	default:
 		if werr := output.WriteQueryItems(r.io.Out, r.io.outStyles(r.o.conn.noColor), r.items); werr != nil {
 			return werr
@@ -333,7 +336,7 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		case r.o.conn.diagnostics:
 			head := output.QueryHead{Query: r.spec.Query, Scope: r.scope(), Hedging: r.hedging(), E2ETimeout: r.sess.settings.E2ETimeout}
 			_ = output.WriteQueryPages(r.io.ErrOut, st, head, r.pages, totals)
-		case r.io.ErrTTY:
+		case r.io.ErrTTY && totals.Pages > 0:
 			fmt.Fprintln(r.io.ErrOut, st.Faint(output.QuerySummary(totals)))
 		}
 		r.resumeNote(token, it.Unresumable(), complete, runErr != nil, totals.Items)
