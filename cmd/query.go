@@ -252,7 +252,7 @@ type queryRun struct {
 	format    string
 	start     time.Time
 	firstItem time.Duration
-	items     []json.RawMessage // kept for table and json
+	items     []json.RawMessage  // kept for table and json
 	pages     []output.QueryPage // kept for json and --diagnostics
 	progress  *queryProgress
 }
