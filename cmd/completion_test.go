@@ -112,6 +112,10 @@ func TestEnumFlagCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"read", "-o", ""}, []string{"table", "json"}},
+		{[]string{"query", "-o", ""}, []string{"table", "json", "ndjson"}},
+		{[]string{"query", "SELECT * FROM c", "--pk", ""}, nil},
+		{[]string{"hedge-test", "--op", ""}, []string{"read", "query", "query-cross"}},
+		{[]string{"config", "set", "output", ""}, []string{"table", "json", "ndjson"}},
 		{[]string{"regions", "--output", ""}, []string{"table", "json"}},
 		{[]string{"config", "list", "-o", ""}, []string{"table", "json"}},
 		{[]string{"version", "-o", ""}, []string{"table", "json"}},

@@ -76,6 +76,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 		if underEmulator {
 			return fixed("text", "json")
 		}
+		if c.Name() == "query" {
+			return fixed(config.OutputTable+"\ta column per property (default)", config.OutputJSON+"\tone object: items, continuation, totals, every request",
+				config.OutputNDJSON+"\tone item per line, as pages arrive")
+		}
 		return fixed(config.OutputTable, config.OutputJSON)
 	case "region":
 		if underEmulator {
@@ -115,6 +119,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 	case "op":
 		if underEmulator {
 			return completeOperations
+		}
+		if c.Name() == "hedge-test" {
+			return fixed("read\tpoint reads (default)", "query\ta query page within a partition key",
+				"query-cross\ta cross-partition TOP 10 ORDER BY: a plan and a page per range")
 		}
 	case "latency":
 		if underEmulator && c.Name() == "emulator" {
@@ -378,7 +386,7 @@ func completeConfigSet(c *cobra.Command, args []string, toComplete string) ([]co
 	case 1:
 		switch args[0] {
 		case "output":
-			return []cobra.Completion{config.OutputTable, config.OutputJSON}, noFiles
+			return []cobra.Completion{config.OutputTable, config.OutputJSON, config.OutputNDJSON}, noFiles
 		case "auth":
 			return []cobra.Completion{"key", "aad"}, noFiles
 		case "key_file", "aad_token_file":

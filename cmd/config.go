@@ -88,7 +88,7 @@ Environment variables:
   COSMOSCTL_ATTEMPT_TIMEOUT      e.g. 2s
   COSMOSCTL_HEALTH_MEMORY        on or off
   COSMOSCTL_STATE_DIR            where region health and topologies are remembered
-  COSMOSCTL_OUTPUT               table or json
+  COSMOSCTL_OUTPUT               table, json or ndjson
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID
 A variable set to the empty string counts as unset.`
 
@@ -149,7 +149,7 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&s.preferredRegions, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
 	f.StringSliceVar(&s.excludeRegions, "exclude", nil, "regions not to use; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
 	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
-	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
+	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, query pages 10s→20s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
 	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
 	f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
 	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
@@ -253,7 +253,7 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 				}
 			}
 			opts.Output = strings.ToLower(opts.Output)
-			if opts.Output != config.OutputTable && opts.Output != config.OutputJSON {
+			if opts.Output != config.OutputTable && opts.Output != config.OutputJSON && (c.Flags().Changed("output") || opts.Output != config.OutputNDJSON) {
 				return usageErrorf("--output must be table or json, not %q", opts.Output)
 			}
 			path, err := config.Path(os.LookupEnv)
@@ -291,7 +291,7 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 		profiles = append(profiles, listedProfile{Name: name, Default: name == f.DefaultProfile,
 			Endpoint: endpoint, Database: p.Database, Container: p.Container})
 	}
-	if opts.Output == config.OutputJSON {
+	if config.JSONOutput(opts.Output) {
 		return printJSON(io, struct {
 			ConfigFile     string          `json:"config_file"`
 			Exists         bool            `json:"exists"`
@@ -435,7 +435,7 @@ func hedgingModeRow(st config.Settings, r shownSetting) shownSetting {
 func runConfigShow(io *IOStreams, st config.Settings) error {
 	printConfigWarnings(io, st.Warnings)
 	rows := shownSettings(st)
-	if st.Output == config.OutputJSON {
+	if config.JSONOutput(st.Output) {
 		settings := map[string]shownSetting{}
 		for _, r := range rows {
 			settings[r.jsonName] = r

@@ -342,7 +342,7 @@ func TestConfigRejectsBadInputWithOneLineAndExitCode2(t *testing.T) {
 		{"no secret on stdin", "", nil, "", []string{"config", "set", "key"}, []string{"no key on stdin"}},
 		{"secret on stdin that is not a key", "", nil, "not*a*key\n", []string{"config", "set", "key"}, []string{"not valid base64"}},
 		{"value missing", "", nil, "", []string{"config", "set", "database"}, []string{"needs a VALUE"}},
-		{"bad output", "", nil, "", []string{"config", "show", "-o", "yaml"}, []string{"--output must be table or json"}},
+		{"bad output", "", nil, "", []string{"config", "show", "-o", "yaml"}, []string{"--output must be table, json or ndjson"}},
 		{"unknown subcommand", "", nil, "", []string{"config", "edit"}, []string{`unknown command "edit"`}},
 	}
 	for _, tc := range cases {

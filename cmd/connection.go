@@ -31,7 +31,9 @@ type connFlags struct {
 	// noContainer says the command uses no database or container (regions, probe
 	// --account-only), so that an emulator is not asked for them (emulator_detect.go).
 	noContainer bool
-	flags       *pflag.FlagSet
+	// streams says the command streams items and takes -o ndjson (query).
+	streams bool
+	flags   *pflag.FlagSet
 }
 
 func (f *connFlags) register(c *cobra.Command) {
@@ -51,8 +53,17 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	if f.e2eTimeout < 0 {
 		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
 	}
-	if f.flags.Changed("output") && f.output != config.OutputTable && f.output != config.OutputJSON {
-		return config.Settings{}, usageErrorf("--output must be table or json, not %q", f.output)
+	if f.flags.Changed("output") {
+		switch out := strings.ToLower(f.output); {
+		case out == config.OutputNDJSON && f.streams:
+		case out == config.OutputNDJSON:
+			return config.Settings{}, usageErrorf("--output ndjson streams the items of a query; this command prints one result: use -o json")
+		case out != config.OutputTable && out != config.OutputJSON:
+			if f.streams {
+				return config.Settings{}, usageErrorf("--output must be table, json or ndjson, not %q", f.output)
+			}
+			return config.Settings{}, usageErrorf("--output must be table or json, not %q", f.output)
+		}
 	}
 	s, err := f.settingsFlags.resolve(f.flags)
 	if err != nil {
@@ -221,7 +232,9 @@ func (f *connFlags) styles(io *IOStreams) output.Styles {
 	return io.errStyles(f.noColor)
 }
 
-func (f *connFlags) wantJSON(s config.Settings) bool { return s.Output == "json" }
+// wantJSON reports JSON output: json, or ndjson, which a command that does not stream
+// items prints as json.
+func (f *connFlags) wantJSON(s config.Settings) bool { return config.JSONOutput(s.Output) }
 
 func getenv(k string) string { return os.Getenv(k) }
 

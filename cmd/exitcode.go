@@ -34,15 +34,15 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "any other error; for hedge-test, also a --plot chart that could not be written at the end, its results being printed in full first"},
-	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input, bad configuration (a missing key, a missing or empty token file)"},
+	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input (a query the service answers 400, a query plan feature cosmosctl does not run across partitions, a continuation token of another query), bad configuration (a missing key, a missing or empty token file)"},
 	{ExitNotFound, "not found (404): the item, container or database does not exist"},
 	{ExitConflict, "conflict (409) or precondition failed (412)"},
 	{ExitThrottled, "throttled (429) after retries"},
-	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408"},
+	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408; query: a page's --e2e-timeout or the query's --timeout, after it printed what it read and the continuation"},
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
-	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first. A second Ctrl-C ends cosmosctl at once"},
+	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first, query what it read and the continuation to resume from. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},
 }
 

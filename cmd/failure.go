@@ -68,21 +68,21 @@ func classifyFailure(e *output.ErrorObject, err error) {
 // the profile the command would have used.
 func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
 	if io.output != "" {
-		return io.output == config.OutputJSON
+		return config.JSONOutput(io.output)
 	}
 	if c != nil {
 		if f := c.Flags().Lookup("output"); f != nil && f.Changed {
-			return f.Value.String() == config.OutputJSON
+			return config.JSONOutput(f.Value.String())
 		}
 	}
 	if v, ok := outputArg(args); ok {
-		return v == config.OutputJSON
+		return config.JSONOutput(v)
 	}
 	if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
-		return v == config.OutputJSON
+		return config.JSONOutput(v)
 	}
 	profile, _ := flagArg(args, "profile", "")
-	return config.ProfileOutput(profile, os.LookupEnv) == config.OutputJSON
+	return config.JSONOutput(config.ProfileOutput(profile, os.LookupEnv))
 }
 
 // outputArg is the last -o/--output value among args, in any of pflag's spellings.

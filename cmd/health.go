@@ -286,7 +286,7 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 		}
 	}
 
-	if st.Output == config.OutputJSON {
+	if config.JSONOutput(st.Output) {
 		return printJSON(io, rep)
 	}
 	if !ok {
@@ -395,7 +395,7 @@ func runHealthReset(io *IOStreams, st config.Settings, all bool) error {
 			fmt.Fprintf(io.ErrOut, "cleared %s for %s\n", strings.Join(said, ", "), files.endpoint)
 		}
 	}
-	if st.Output == config.OutputJSON {
+	if config.JSONOutput(st.Output) {
 		return printJSON(io, rep)
 	}
 	return nil

@@ -34,6 +34,7 @@ type hedgeTestOptions struct {
 	items       int
 	plot        string
 	cleanup     bool
+	op          string
 }
 
 const defaultStrategies = "none,threshold=500ms/100ms,fanout,adaptive"
@@ -106,6 +107,19 @@ Strategies: none, threshold=T/S (threshold T, step S), fanout (every region at
 once), adaptive (threshold learned from the first region's recent p99, extra
 requests capped by --budget), adaptive=5% (its own budget).
 
+--op chooses the workload, the same items either way:
+  read         point reads (default)
+  query        a query page within an item's partition key,
+               SELECT * FROM c WHERE c.id = @id, hedged like a read; the adaptive
+               strategy learns query pages apart from reads
+  query-cross  a whole cross-partition query, SELECT TOP 10 c.id, c._ts FROM c
+               WHERE c.purpose = @purpose ORDER BY c._ts DESC: its query plan, then a
+               page from every partition key range at once, merged; each request
+               is hedged on its own, and the query takes as long as its slowest
+               page. Latency is per query; extra requests count against the
+               requests a query needs (plan and pages)
+The brownout, throttle and hang scenarios affect query pages as they do reads.
+
 With --scenario replica-move the reads go direct to the replicas, and each strategy
 runs twice: with replica health awareness, and without it ("<strategy> (no replica
 health)", for comparison only; the recommendation considers the health-aware runs).
@@ -128,9 +142,10 @@ the previous run's moves have settled (about 2s apart).`,
 	f := c.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, hang, write-region-down, throttle, replica-move, or a TOML scenario file")
 	f.StringVar(&o.strategies, "strategies", defaultStrategies, "strategies to compare, comma-separated")
-	f.IntVar(&o.count, "count", 1000, "reads per strategy")
-	f.IntVar(&o.concurrency, "concurrency", 8, "reads in flight at once")
-	f.Float64Var(&o.rate, "rate", 0, "reads per second, open loop (latency counted from the intended send time); 0 runs closed loop")
+	f.IntVar(&o.count, "count", 1000, "operations per strategy (reads, query pages or queries: --op)")
+	f.IntVar(&o.concurrency, "concurrency", 8, "operations in flight at once")
+	f.Float64Var(&o.rate, "rate", 0, "operations per second, open loop (latency counted from the intended send time); 0 runs closed loop")
+	f.StringVar(&o.op, "op", string(hedgetest.OpRead), "the workload: read, query (a page within a partition key) or query-cross (a cross-partition TOP 10 ORDER BY)")
 	f.DurationVar(&o.targetP99, "target-p99", 100*time.Millisecond, "the p99 the recommendation must meet")
 	f.StringVar(&o.budget, "budget", "10%", "adaptive strategy's extra-request budget")
 	f.IntVar(&o.items, "items", 20, "distinct items the workload reads")
@@ -172,6 +187,13 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	specs, err := hedgetest.ParseStrategies(o.strategies, budget)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	op, err := hedgetest.ParseOp(o.op)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if op != hedgetest.OpRead && o.scenario == emulator.ScenarioReplicaMove {
+		return usageErrorf("--scenario replica-move moves replicas under direct-mode reads; queries go through the gateway: use --op read")
 	}
 	var plot *plotFile
 	if o.plot != "" {
@@ -218,7 +240,7 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 		e2e = 5 * time.Second
 	}
 	w := hedgetest.Workload{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-		Items: items, Count: o.count, Concurrency: o.concurrency, Rate: o.rate, E2ETimeout: e2e}
+		Items: items, Op: op, Count: o.count, Concurrency: o.concurrency, Rate: o.rate, E2ETimeout: e2e}
 	if w.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
 		return err
 	}
@@ -263,7 +285,7 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 func (o *hedgeTestOptions) runStrategies(ctx context.Context, io *IOStreams, w hedgetest.Workload, specs []hedgetest.Spec) ([]hedgetest.Result, error) {
 	var results []hedgetest.Result
 	for _, spec := range specs {
-		w.Progress = o.progress(io, spec.Name)
+		w.Progress = o.progress(io, spec.Name, w.Op.Noun())
 		r, err := hedgetest.Run(ctx, w, spec)
 		if io.ErrTTY {
 			fmt.Fprint(io.ErrOut, "\r\033[K")
@@ -277,13 +299,13 @@ func (o *hedgeTestOptions) runStrategies(ctx context.Context, io *IOStreams, w h
 }
 
 // progress shows on a terminal how far a strategy's run is.
-func (o *hedgeTestOptions) progress(io *IOStreams, name string) func(done int) {
+func (o *hedgeTestOptions) progress(io *IOStreams, name, noun string) func(done int) {
 	if !io.ErrTTY {
 		return nil
 	}
 	return func(done int) {
 		if done%50 == 0 || done == o.count {
-			fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d reads", name, done, o.count)
+			fmt.Fprintf(io.ErrOut, "\r%-28s %d/%d %s", name, done, o.count, noun)
 		}
 	}
 }
@@ -465,7 +487,10 @@ func verdictText(rec hedgetest.Recommendation) string {
 
 // hedgeTestReport is the -o json shape; units are in the field names.
 type hedgeTestReport struct {
-	Scenario       string                   `json:"scenario"`
+	Scenario string `json:"scenario"`
+	// Op is the workload: read, query or query-cross; Reads counts its operations
+	// per strategy whatever they are.
+	Op             string                   `json:"op"`
 	Reads          int                      `json:"reads_per_strategy"`
 	Concurrency    int                      `json:"concurrency"`
 	RatePerSecond  float64                  `json:"rate_per_second"`
@@ -480,13 +505,16 @@ type hedgeTestReport struct {
 }
 
 type hedgeTestStrategy struct {
-	Name             string             `json:"name"`
-	P50Ms            float64            `json:"p50_ms"`
-	P90Ms            float64            `json:"p90_ms"`
-	P99Ms            float64            `json:"p99_ms"`
-	P999Ms           float64            `json:"p999_ms"`
-	MaxMs            float64            `json:"max_ms"`
-	Reads            int                `json:"reads"`
+	Name   string  `json:"name"`
+	P50Ms  float64 `json:"p50_ms"`
+	P90Ms  float64 `json:"p90_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	P999Ms float64 `json:"p999_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	Reads  int     `json:"reads"`
+	// Requests counts the requests on the wire; Operations the engine operations
+	// they served (a read, a query page, or a cross-partition query's plan and pages).
+	Operations       int                `json:"operations"`
 	Requests         int                `json:"requests"`
 	ExtraRequestsPct float64            `json:"extra_requests_pct"`
 	RequestCharge    float64            `json:"request_charge"`
@@ -502,7 +530,7 @@ type hedgeTestStrategy struct {
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Result, rec hedgetest.Recommendation) hedgeTestReport {
-	rep := hedgeTestReport{Scenario: scenario, Reads: o.count, Concurrency: o.concurrency, RatePerSecond: o.rate,
+	rep := hedgeTestReport{Scenario: scenario, Op: o.op, Reads: o.count, Concurrency: o.concurrency, RatePerSecond: o.rate,
 		TargetP99Ms: msOf(o.targetP99), Recommendation: rec}
 	for _, r := range results {
 		q := r.Stats.Quantile
@@ -513,7 +541,7 @@ func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Res
 		}
 		rep.Strategies = append(rep.Strategies, hedgeTestStrategy{ReplicaHealth: health,
 			Name: r.Strategy, P50Ms: msOf(q(0.5)), P90Ms: msOf(q(0.9)), P99Ms: msOf(q(0.99)), P999Ms: msOf(q(0.999)), MaxMs: msOf(q(1)),
-			Reads: r.Reads, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
+			Reads: r.Reads, Operations: r.Requests, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
 			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, WinsPct: r.WinShare(), DurationMs: msOf(r.Duration),
 		})
 	}

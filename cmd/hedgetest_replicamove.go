@@ -27,7 +27,7 @@ func (o *hedgeTestOptions) runReplicaMove(ctx context.Context, io *IOStreams, se
 	if err != nil {
 		return nil, nil, asUsage(err)
 	}
-	progress := func(name string) func(int) { return o.progress(io, name) }
+	progress := func(name string) func(int) { return o.progress(io, name, "reads") }
 	ended := func() {
 		if io.ErrTTY {
 			fmt.Fprint(io.ErrOut, "\r\033[K")

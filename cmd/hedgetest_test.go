@@ -238,3 +238,50 @@ func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
 		}
 	}
 }
+
+// TestHedgeTestQueryWorkloads: --op query hedges query pages within a partition key,
+// --op query-cross whole cross-partition queries (a plan and a page per range each);
+// with the first region down, fan-out's extra requests count against the requests the
+// workload needs, and every operation is answered elsewhere.
+func TestHedgeTestQueryWorkloads(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		op string
+		// perOp is the fewest engine operations one workload operation takes.
+		perOp int
+	}{
+		{"query", 1},
+		{"query-cross", 5},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			r := cosmosctl(t, "", "hedge-test", "--op", tc.op, "--count", "30", "--concurrency", "4", "--items", "5",
+				"--strategies", "none,fanout,adaptive", "--scenario", "outage", "-o", "json")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			}
+			var rep hedgeTestReport
+			if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Op != tc.op || len(rep.Strategies) != 3 {
+				t.Fatalf("report %+v", rep)
+			}
+			for _, s := range rep.Strategies {
+				if s.Reads != 30 || s.Operations < 30*tc.perOp || s.Failures != 0 || s.Timeouts != 0 || s.WinsPct["East US"] != 0 {
+					t.Fatalf("every %s answered, by another region: %+v", tc.op, s)
+				}
+			}
+			// About +200 % (more where the refused first region's attempt fails over too),
+			// counted against the requests the workload needs: against the queries it
+			// would be +1,700 %.
+			if fanout := rep.Strategies[1]; fanout.ExtraRequestsPct < 150 || fanout.ExtraRequestsPct > 400 {
+				t.Fatalf("fan-out asks every region for every request of the workload: %+v", fanout)
+			}
+		})
+	}
+	for _, args := range [][]string{{"--op", "scan"}, {"--op", "query", "--scenario", "replica-move"}} {
+		if r := cosmosctl(t, "", append([]string{"hedge-test"}, args...)...); r.code != ExitUsage || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 {
+			t.Fatalf("%v: exit %d %q", args, r.code, r.errOut)
+		}
+	}
+}

@@ -84,14 +84,17 @@ Regions, timeouts and retries
   COSMOSCTL_ATTEMPT_TIMEOUT      cap on each attempt's own timeout, e.g. 1s; a read
                                  whose attempt times out fails over [--attempt-timeout;
                                  attempt_timeout]. Default: point operations
-                                 6s→10s→65s, metadata 3s→6s→10s, account lookup
-                                 2s→5s, connect 1s→3s→5s
+                                 6s→10s→65s, query pages 10s→20s→65s, metadata
+                                 3s→6s→10s, account lookup 2s→5s, connect
+                                 1s→3s→5s
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID (or off,
                                  retries, tracking-id) [--write-retries;
                                  write_retries.policy]
 
 Output
-  COSMOSCTL_OUTPUT               table or json [-o; output]
+  COSMOSCTL_OUTPUT               table, json or ndjson [-o; output]; ndjson streams
+                                 query items one per line, and means json for
+                                 every other command
   NO_COLOR                       set to anything: no colour (https://no-color.org)
                                  [--no-color]. TERM=dumb turns colour off too, and
                                  an LC_ALL, LC_CTYPE or LANG that names a character
@@ -229,11 +232,12 @@ EVERY SETTING
   exclude_regions = ["Brazil South"]          # never used; an unknown name is an error
   e2e_timeout = "5s"           # end-to-end timeout, retries included; default none
   attempt_timeout = "2s"       # cap on each attempt's own timeout (default: point
-                               # operations 6s→10s→65s, metadata 3s→6s→10s,
-                               # account lookup 2s→5s, connect 1s→3s→5s)
+                               # operations 6s→10s→65s, query pages 10s→20s→65s,
+                               # metadata 3s→6s→10s, account lookup 2s→5s,
+                               # connect 1s→3s→5s)
   health_memory = true         # false: remember no region health or learned
                                # latencies between commands (cosmosctl help health)
-  output = "table"             # table | json
+  output = "table"             # table | json | ndjson (query: one item a line)
   connection_mode = "gateway"  # gateway | direct (to the replicas; cosmosctl's
                                # emulator only: real replicas speak RNTBD)
 

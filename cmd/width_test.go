@@ -269,3 +269,18 @@ preferred_regions = ["Southeast Asia", "Australia Southeast", "Switzerland North
 		})
 	}
 }
+
+func TestQueryTablesFitTheTerminal(t *testing.T) {
+	queryAccount(t, makeQueryItems(queryTestItems))
+	t.Setenv("NO_COLOR", "1")
+	for _, width := range terminalWidths {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			r := cosmosctlAtWidth(t, width, "query", "SELECT * FROM c ORDER BY c.n", "--max-items", "12", "--page-size", "5", "--hedge-threshold", "1s", "--diagnostics")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			}
+			assertTableFits(t, r.out, "cat", width, "cat")
+			assertTableFits(t, r.errOut, "#", width, "REQUEST", "RANGE", "STATUS", "RU", "ITEMS")
+		})
+	}
+}

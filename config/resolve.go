@@ -74,7 +74,7 @@ type Settings struct {
 	// HealthMemory says whether region health and learned hedging thresholds are
 	// remembered between commands (default on).
 	HealthMemory bool
-	Output       string // OutputTable or OutputJSON
+	Output       string // OutputTable, OutputJSON or OutputNDJSON (see JSONOutput)
 	// ConnectionMode is ConnectionGateway (default) or ConnectionDirect.
 	ConnectionMode string
 	Hedging        Hedging

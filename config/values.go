@@ -77,11 +77,18 @@ func parseAuth(s string) (string, error) {
 	return "", fmt.Errorf("must be key or aad, not %q", s)
 }
 
-// Output formats.
+// Output formats. NDJSON is JSON with one record per line: query streams its items so, one
+// per line as its pages arrive; every other command prints its JSON as it does for
+// OutputJSON (probe's is NDJSON already), so that a profile or COSMOSCTL_OUTPUT of ndjson
+// serves every command.
 const (
-	OutputTable = "table"
-	OutputJSON  = "json"
+	OutputTable  = "table"
+	OutputJSON   = "json"
+	OutputNDJSON = "ndjson"
 )
+
+// JSONOutput reports whether an output format is JSON of either kind.
+func JSONOutput(format string) bool { return format == OutputJSON || format == OutputNDJSON }
 
 // The value checks below return errors phrased to follow the name of the setting
 // ("--e2e-timeout", "COSMOSCTL_E2E_TIMEOUT", "profile prod: e2e_timeout"), which the caller
@@ -141,10 +148,10 @@ func parseOnOff(s string) (bool, error) {
 
 func parseOutput(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
-	case OutputTable, OutputJSON:
+	case OutputTable, OutputJSON, OutputNDJSON:
 		return v, nil
 	}
-	return "", fmt.Errorf("must be table or json, not %q", s)
+	return "", fmt.Errorf("must be table, json or ndjson, not %q", s)
 }
 
 func parseHedgingMode(s string) (HedgingMode, error) {

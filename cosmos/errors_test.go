@@ -75,6 +75,21 @@ func TestErrorMessagesAreWholeAndReadable(t *testing.T) {
 			wantActID: activity,
 		},
 		{
+			name:   "a query the service cannot parse has its errors unwrapped, with where they are",
+			status: 400, header: activity,
+			body:      `{"code":"BadRequest","message":"Message: {\"errors\":[{\"severity\":\"Error\",\"location\":{\"start\":14,\"end\":18},\"code\":\"SC1001\",\"message\":\"Syntax error, incorrect syntax near 'FORM'.\"}]}\r\nActivityId: ` + activity + `, Microsoft.Azure.Documents.Common/2.14.0"}`,
+			want:      "400 BadRequest: SC1001: Syntax error, incorrect syntax near 'FORM'. (at characters 14–18 of the query) (activity id " + activity + ")",
+			wantActID: activity,
+		},
+		{
+			name:   "the gateway's words before a query plan's errors are kept",
+			status: 400, header: activity,
+			body:       `{"code":"BadRequest","message":"Gateway Failed to Retrieve Query Plan: Message: {\"errors\":[{\"severity\":\"Error\",\"location\":{\"start\":36,\"end\":36},\"code\":\"SC1002\",\"message\":\"Syntax error, unexpected end-of-file.\"}]}\r\nActivityId: ` + activity + `, Microsoft.Azure.Documents.Common/2.11.0, Microsoft.Azure.Documents.Common/2.11.0"}`,
+			want:       "400 BadRequest: Gateway Failed to Retrieve Query Plan: SC1002: Syntax error, unexpected end-of-file. (at character 36 of the query) (activity id " + activity + ")",
+			wantActID:  activity,
+			rawKeepsIn: "Microsoft.Azure.Documents.Common/2.11.0",
+		},
+		{
 			name:      "a 404 without an activity id header names the one in the message",
 			status:    404,
 			body:      `{"code":"NotFound","message":"Entity with the specified id does not exist in the system. More info: https://aka.ms/cosmosdb-tsg-not-found, \r\nRequestStartTime: 2026-11-30T03:21:17.5678901Z, RequestEndTime: 2026-11-30T03:21:17.5698901Z,  Number of regions attempted:1\r\n{\"systemHistory\":[]}\r\nActivityId: ` + activity + `, Microsoft.Azure.Documents.Common/2.14.0"}`,

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -44,12 +45,22 @@ func ParseServiceMessage(raw string) ServiceMessage {
 	}
 	s := showPayloadToSign(strings.TrimSpace(raw))
 	var human []string
-	if rest, ok := strings.CutPrefix(s, "Message: "); ok {
+	// The errors object may follow a few words of the gateway's own ("Gateway Failed
+	// to Retrieve Query Plan: Message: {"errors":[…]}"), which are kept in front.
+	prefix := ""
+	if i := strings.Index(firstLine(s), "Message: {"); i >= 0 {
+		prefix, s = strings.TrimSpace(s[:i]), s[i+len("Message: "):]
+	} else if rest, ok := strings.CutPrefix(s, "Message: "); ok {
 		s = rest
 	}
 	if errs, rest, ok := unwrapErrors(s); ok {
+		if prefix != "" {
+			errs[0] = prefix + " " + errs[0]
+		}
 		human = append(human, errs...)
 		s = rest
+	} else if prefix != "" {
+		s = prefix + " " + s
 	}
 	for line := range strings.Lines(s) {
 		line = strings.TrimSpace(line)
@@ -66,23 +77,55 @@ func ParseServiceMessage(raw string) ServiceMessage {
 	return m
 }
 
-// unwrapErrors reads the {"Errors":["…", …]} object at the start of s and returns its
-// messages and what follows it.
+// unwrapErrors reads the errors object at the start of s and returns its messages and
+// what follows it. Most errors are {"Errors":["…", …]}; a query the service cannot
+// parse is {"errors":[{"severity":"Error","location":{"start":14,"end":18},
+// "code":"SC1001","message":"Syntax error, incorrect syntax near 'FORM'."}]}, shown as
+// "SC1001: Syntax error, incorrect syntax near 'FORM'. (at characters 14–18 of the query)".
 func unwrapErrors(s string) (errs []string, rest string, ok bool) {
 	if !strings.HasPrefix(s, "{") {
 		return nil, s, false
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	var v struct {
-		Errors []string `json:"Errors"`
+		Errors []json.RawMessage `json:"Errors"`
 	}
 	if dec.Decode(&v) != nil || len(v.Errors) == 0 {
 		return nil, s, false
 	}
-	for _, e := range v.Errors {
-		if e = strings.TrimSpace(e); e != "" {
-			errs = append(errs, strings.Join(strings.Fields(e), " "))
+	for _, raw := range v.Errors {
+		var text string
+		var qe struct {
+			Code     string `json:"code"`
+			Message  string `json:"message"`
+			Location *struct {
+				Start int `json:"start"`
+				End   int `json:"end"`
+			} `json:"location"`
 		}
+		switch {
+		case json.Unmarshal(raw, &text) == nil:
+		case json.Unmarshal(raw, &qe) == nil && qe.Message != "":
+			text = qe.Message
+			if qe.Code != "" {
+				text = qe.Code + ": " + text
+			}
+			switch l := qe.Location; {
+			case l == nil:
+			case l.Start == l.End:
+				text += fmt.Sprintf(" (at character %d of the query)", l.Start)
+			default:
+				text += fmt.Sprintf(" (at characters %d–%d of the query)", l.Start, l.End)
+			}
+		default:
+			text = string(raw)
+		}
+		if text = strings.TrimSpace(text); text != "" {
+			errs = append(errs, strings.Join(strings.Fields(text), " "))
+		}
+	}
+	if len(errs) == 0 {
+		return nil, s, false
 	}
 	return errs, s[dec.InputOffset():], true
 }

@@ -21,10 +21,27 @@ const (
 	ClassMetadata
 	// ClassAccount is the account lookup, GET /, and the regional pings.
 	ClassAccount
+	// ClassQuery is one page of a query. A page can take the service longer than a
+	// point read (it runs the query until the page is full or its time slice ends), so
+	// its ladder starts higher; hedging, not the attempt timeout, is what answers a
+	// slow region quickly.
+	ClassQuery
 )
 
 func (c RequestClass) String() string {
-	return [...]string{"point", "metadata", "account"}[c]
+	return [...]string{"point", "metadata", "account", "query"}[c]
+}
+
+// class is the request class of an operation's own attempts: a query plan is
+// metadata-like (small, the same everywhere), a query page has its own ladder.
+func (k OpKind) class() RequestClass {
+	switch k {
+	case OpQuery:
+		return ClassQuery
+	case OpQueryPlan:
+		return ClassMetadata
+	}
+	return ClassPoint
 }
 
 // AttemptTimeouts bound each attempt on its own, apart from the end-to-end timeout that
@@ -35,12 +52,16 @@ func (c RequestClass) String() string {
 // The defaults follow the SDKs' ladders (the .NET and Java SDKs give point operations
 // 6 s, 10 s, 65 s and connecting 1 s, 3 s, 5 s), with shorter ones for metadata and the
 // account lookup, which are small and which a fresh process waits on before anything
-// else. Every timeout is clamped to what is left of the end-to-end timeout.
+// else, and longer first rungs for query pages (10 s, 20 s, 65 s: the service may spend
+// seconds filling a page; the Java SDK gives every gateway query 60 s and the query
+// plan 5 s). Every timeout is clamped to what is left of the end-to-end timeout.
 type AttemptTimeouts struct {
 	Connect  []time.Duration
 	Point    []time.Duration
 	Metadata []time.Duration
 	Account  []time.Duration
+	// Query is the ladder of query pages (the query plan request is metadata).
+	Query []time.Duration
 }
 
 // DefaultAttemptTimeouts returns the ladders cosmosctl uses unless told otherwise.
@@ -50,6 +71,7 @@ func DefaultAttemptTimeouts() AttemptTimeouts {
 		Point:    []time.Duration{6 * time.Second, 10 * time.Second, 65 * time.Second},
 		Metadata: []time.Duration{3 * time.Second, 6 * time.Second, 10 * time.Second},
 		Account:  []time.Duration{2 * time.Second, 5 * time.Second},
+		Query:    []time.Duration{10 * time.Second, 20 * time.Second, 65 * time.Second},
 	}
 }
 
@@ -66,12 +88,12 @@ func (t AttemptTimeouts) Capped(d time.Duration) AttemptTimeouts {
 		}
 		return out
 	}
-	return AttemptTimeouts{Connect: capList(t.Connect), Point: capList(t.Point), Metadata: capList(t.Metadata), Account: capList(t.Account)}
+	return AttemptTimeouts{Connect: capList(t.Connect), Point: capList(t.Point), Metadata: capList(t.Metadata), Account: capList(t.Account), Query: capList(t.Query)}
 }
 
 // Validate reports a ladder that is empty or has a rung that is not positive.
 func (t AttemptTimeouts) Validate() error {
-	for name, list := range map[string][]time.Duration{"connect": t.Connect, "point": t.Point, "metadata": t.Metadata, "account": t.Account} {
+	for name, list := range map[string][]time.Duration{"connect": t.Connect, "point": t.Point, "metadata": t.Metadata, "account": t.Account, "query": t.Query} {
 		if len(list) == 0 {
 			return fmt.Errorf("the %s attempt timeouts are empty: give at least one duration", name)
 		}
@@ -93,7 +115,7 @@ func (t AttemptTimeouts) String() string {
 		}
 		return strings.Join(parts, "→")
 	}
-	return fmt.Sprintf("point %s, metadata %s, account %s, connect %s", f(t.Point), f(t.Metadata), f(t.Account), f(t.Connect))
+	return fmt.Sprintf("point %s, query %s, metadata %s, account %s, connect %s", f(t.Point), f(t.Query), f(t.Metadata), f(t.Account), f(t.Connect))
 }
 
 func rung(list []time.Duration, i int) time.Duration {
@@ -110,6 +132,8 @@ func (t AttemptTimeouts) response(c RequestClass, i int) time.Duration {
 		return rung(t.Metadata, i)
 	case ClassAccount:
 		return rung(t.Account, i)
+	case ClassQuery:
+		return rung(t.Query, i)
 	}
 	return rung(t.Point, i)
 }

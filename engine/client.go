@@ -72,8 +72,11 @@ type Client struct {
 	mu         sync.Mutex
 	containers map[string]cosmos.PartitionKeyDefinition
 	routing    map[string]*containerInfo
-	plans      map[planKey]regionPlan
-	addr       *addrcache.Cache
+	// ranges is the routing cache of partition key ranges per container ("db/coll"),
+	// shared by direct routing and query pipelines (PartitionKeyRanges).
+	ranges map[string][]cosmos.PartitionKeyRange
+	plans  map[planKey]regionPlan
+	addr   *addrcache.Cache
 }
 
 // New returns a Client.
@@ -92,6 +95,7 @@ func New(opts Options) (*Client, error) {
 		policy:     retries.DefaultPolicy(),
 		containers: map[string]cosmos.PartitionKeyDefinition{},
 		routing:    map[string]*containerInfo{},
+		ranges:     map[string][]cosmos.PartitionKeyRange{},
 		plans:      map[planKey]regionPlan{},
 	}
 	if c.clock == nil {

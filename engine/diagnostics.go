@@ -66,15 +66,17 @@ type RegionNote struct {
 
 // Diagnostics is everything the engine did for one operation.
 type Diagnostics struct {
-	Operation        OpKind          `json:"operation"`
-	Database         string          `json:"database"`
-	Container        string          `json:"container"`
-	ID               string          `json:"id,omitempty"`
-	PartitionKey     json.RawMessage `json:"partition_key"`
-	PreferredRegions []string        `json:"preferred_regions"`
-	ExcludedRegions  []string        `json:"excluded_regions"`
-	EffectiveRegions []string        `json:"effective_regions"`
-	Regions          []RegionNote    `json:"regions"`
+	Operation    OpKind          `json:"operation"`
+	Database     string          `json:"database"`
+	Container    string          `json:"container"`
+	ID           string          `json:"id,omitempty"`
+	PartitionKey json.RawMessage `json:"partition_key"`
+	// RangeID is the partition key range a query page was sent to.
+	RangeID          string       `json:"range_id,omitempty"`
+	PreferredRegions []string     `json:"preferred_regions"`
+	ExcludedRegions  []string     `json:"excluded_regions"`
+	EffectiveRegions []string     `json:"effective_regions"`
+	Regions          []RegionNote `json:"regions"`
 	// Fallback explains why an operation used a region outside its effective list
 	// (every region excluded, or a write on a single-write account).
 	Fallback string `json:"fallback"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/cosmosctl/cosmosctl/addrcache"
@@ -22,37 +23,88 @@ type containerInfo struct {
 }
 
 // containerRouting reads (once per process) the container and its partition key ranges.
+// The ranges come from the client's routing cache, which PartitionKeyRanges shares: a
+// query that found a range split refreshes them for direct routing too.
 func (c *Client) containerRouting(ctx context.Context, db, coll, endpoint string) (*containerInfo, error) {
 	key := db + "/" + coll
 	c.mu.Lock()
 	info, ok := c.routing[key]
 	c.mu.Unlock()
-	if ok {
-		return info, nil
+	if !ok {
+		resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+		if err != nil {
+			return nil, err
+		}
+		var container cosmos.Container
+		if err := json.Unmarshal(resp.Body, &container); err != nil || container.RID == "" {
+			return nil, fmt.Errorf("could not read container %s for direct mode", key)
+		}
+		// _self is "dbs/{dbRid}/colls/{collRid}/".
+		info = &containerInfo{def: container.PartitionKey, link: strings.TrimSuffix(container.Self, "/")}
+		c.mu.Lock()
+		c.routing[key] = info
+		c.mu.Unlock()
 	}
-	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	ranges, err := c.cachedRanges(ctx, db, coll, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	var container cosmos.Container
-	if err := json.Unmarshal(resp.Body, &container); err != nil || container.RID == "" {
-		return nil, fmt.Errorf("could not read container %s for direct mode", key)
-	}
-	// _self is "dbs/{dbRid}/colls/{collRid}/".
-	link := strings.TrimSuffix(container.Self, "/")
-	resp, err = c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
-	if err != nil {
-		return nil, err
-	}
-	var feed cosmos.PartitionKeyRangeFeed
-	if err := json.Unmarshal(resp.Body, &feed); err != nil || len(feed.Ranges) == 0 {
-		return nil, fmt.Errorf("could not read the partition key ranges of %s for direct mode", key)
-	}
-	info = &containerInfo{def: container.PartitionKey, link: link, ranges: feed.Ranges}
+	return &containerInfo{def: info.def, link: info.link, ranges: ranges}, nil
+}
+
+// cachedRanges returns the container's partition key ranges from the routing cache,
+// reading them from endpoint when the cache has none.
+func (c *Client) cachedRanges(ctx context.Context, db, coll, endpoint string) ([]cosmos.PartitionKeyRange, error) {
+	key := db + "/" + coll
 	c.mu.Lock()
-	c.routing[key] = info
+	ranges, ok := c.ranges[key]
 	c.mu.Unlock()
-	return info, nil
+	if ok {
+		return ranges, nil
+	}
+	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
+	if err != nil {
+		return nil, err
+	}
+	ranges, err = parseRanges(resp.Body, key)
+	if err != nil {
+		return nil, err
+	}
+	c.storeRanges(key, ranges)
+	return ranges, nil
+}
+
+func parseRanges(body []byte, key string) ([]cosmos.PartitionKeyRange, error) {
+	var feed cosmos.PartitionKeyRangeFeed
+	if err := json.Unmarshal(body, &feed); err != nil || len(feed.Ranges) == 0 {
+		return nil, fmt.Errorf("could not read the partition key ranges of %s: the answer is not a partition key range feed", key)
+	}
+	return currentRanges(feed.Ranges), nil
+}
+
+// currentRanges drops the ranges that another range names as a parent: a feed read
+// while a split completes may still list the range that split beside its children.
+func currentRanges(ranges []cosmos.PartitionKeyRange) []cosmos.PartitionKeyRange {
+	gone := map[string]bool{}
+	for _, r := range ranges {
+		for _, p := range r.Parents {
+			gone[p] = true
+		}
+	}
+	out := make([]cosmos.PartitionKeyRange, 0, len(ranges))
+	for _, r := range ranges {
+		if !gone[r.ID] {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].MinInclusive < out[j].MinInclusive })
+	return out
+}
+
+func (c *Client) storeRanges(key string, ranges []cosmos.PartitionKeyRange) {
+	c.mu.Lock()
+	c.ranges[key] = ranges
+	c.mu.Unlock()
 }
 
 // gatewayResolver asks a region's gateway for replica addresses.
@@ -102,7 +154,7 @@ func (g gatewayResolver) Resolve(ctx context.Context, key addrcache.Key, force b
 // for this request counts as unhealthy for it). ok is false when direct routing is off
 // or not possible, and the attempt goes to the gateway.
 func (c *Client) replicaTarget(ctx context.Context, op *Operation, region cosmos.Location, tried map[string]bool) (addrcache.Key, addrcache.Replica, bool, error) {
-	if c.addr == nil {
+	if c.addr == nil || op.Kind.IsQuery() {
 		return addrcache.Key{}, addrcache.Replica{}, false, nil
 	}
 	info, err := c.containerRouting(ctx, op.Database, op.Container, endpointOf(region))

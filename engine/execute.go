@@ -27,7 +27,11 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	rec.d.ConnectionMode = "gateway"
 	if c.addr != nil {
 		rec.d.ConnectionMode = "direct"
+		if op.Kind.IsQuery() {
+			rec.note("direct mode: queries go through the gateway (cosmosctl sends only point operations to replicas)")
+		}
 	}
+	rec.d.RangeID = op.RangeID
 	res := &Result{}
 	finish := func(err error) (*Result, error) {
 		res.Diagnostics = rec.snapshot()
@@ -76,6 +80,9 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	op.reqOnce = new(sync.Once)
 	rec.mu.Lock()
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
+	if op.PartitionKey == nil && op.Kind.IsQuery() {
+		rec.d.PartitionKey = json.RawMessage("null") // cross-partition, or one range
+	}
 	if op.Kind.IsWrite() {
 		rec.d.WriteRetries = op.WriteRetries.String()
 		rec.d.Notes = append(rec.d.Notes, writePolicyNote(op.WriteRetries))
@@ -214,7 +221,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			rec.setReplica(i, replica.URL, replica.Health.String())
 		}
 		res.last = i
-		at := c.send(ctx, ClassPoint, tries, target, req)
+		at := c.send(ctx, op.Kind.class(), tries, target, req)
 		tries++
 		resp, err := at.resp, at.err
 		res.resp, res.err = resp, err
@@ -260,6 +267,11 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 				res.resp, res.err, res.final, res.last = resolved, nil, true, vi
 				return res
 			}
+		}
+		if rangeGone(op, resp) {
+			rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("410/1002 from %s: partition key range %s is gone (split); the query goes on from its children", region.Name, op.RangeID))
+			res.final = true
+			return res
 		}
 		if resp != nil && retries.IsFinal(resp.StatusCode, resp.SubStatus) {
 			if op.Kind == OpDelete && resp.StatusCode == 404 && rec.sent() > 1 {
@@ -364,6 +376,9 @@ func (r *Result) fill(resp *cosmos.Response) {
 	r.ETag, r.SessionToken, r.ActivityID, r.RequestCharge = resp.ETag, resp.SessionToken, resp.ActivityID, resp.RequestCharge
 	if resp.StatusCode < 400 {
 		r.Body = resp.Body
+		if resp.Header != nil {
+			r.Continuation = resp.Header.Get(cosmos.HeaderContinuation)
+		}
 	}
 }
 

@@ -37,6 +37,8 @@ type reply struct {
 	body        string
 	block       bool
 	sent        bool
+	// header is set on the response (x-ms-continuation of a query page, say).
+	header map[string]string
 }
 
 // fakeTransport answers GET / with its account and item requests from per-endpoint
@@ -46,6 +48,7 @@ type fakeTransport struct {
 	account cosmos.Account
 	replies map[string][]reply
 	calls   []string
+	reqs    []*cosmos.Request
 	pkPaths []string
 	// blocked receives once for every request that starts blocking, so a test can
 	// advance a fake clock only once the attempt is in flight.
@@ -88,6 +91,7 @@ func (f *fakeTransport) Do(ctx context.Context, endpoint string, req *cosmos.Req
 		return &cosmos.Response{StatusCode: 200, Body: body, Header: http.Header{}}, nil
 	}
 	f.calls = append(f.calls, endpoint)
+	f.reqs = append(f.reqs, req)
 	rs := f.replies[endpoint]
 	var r reply
 	if len(rs) > 0 {
@@ -109,6 +113,9 @@ func (f *fakeTransport) Do(ctx context.Context, endpoint string, req *cosmos.Req
 	}
 	h := http.Header{}
 	h.Set(cosmos.HeaderRequestCharge, strconv.FormatFloat(r.charge, 'f', 2, 64))
+	for k, v := range r.header {
+		h.Set(k, v)
+	}
 	resp := &cosmos.Response{StatusCode: r.status, SubStatus: r.sub, Header: h, Body: []byte(r.body), RequestCharge: r.charge, ActivityID: "act-" + endpoint}
 	if r.status >= 400 {
 		return resp, &cosmos.Error{StatusCode: r.status, SubStatus: r.sub, RetryAfter: r.retryAfter, RequestCharge: r.charge}

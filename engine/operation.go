@@ -20,10 +20,26 @@ const (
 	OpReplace OpKind = "replace"
 	OpDelete  OpKind = "delete"
 	OpPatch   OpKind = "patch"
+	// OpQuery is one page of a query: a read, routed, retried, failed over and hedged
+	// like a point read, with its own attempt timeouts (ClassQuery) and its own
+	// adaptive hedging samples ("query").
+	OpQuery OpKind = "query"
+	// OpQueryPlan asks the gateway for a query's plan (partitioned query execution
+	// info): metadata-like, small, and the same in every region.
+	OpQueryPlan OpKind = "query-plan"
 )
 
 // IsWrite reports whether the operation changes data.
-func (k OpKind) IsWrite() bool { return k != OpRead }
+func (k OpKind) IsWrite() bool {
+	switch k {
+	case OpRead, OpQuery, OpQueryPlan:
+		return false
+	}
+	return true
+}
+
+// IsQuery reports whether the operation is a query page or a query plan request.
+func (k OpKind) IsQuery() bool { return k == OpQuery || k == OpQueryPlan }
 
 // Operation is one item operation as a command asks for it.
 type Operation struct {
@@ -48,6 +64,25 @@ type Operation struct {
 	// WriteRetries says whether a write is retried after an ambiguous failure, and
 	// whether creates and replaces carry a _trackingId to recognise their own success.
 	WriteRetries retries.WritePolicy
+
+	// Query is the query of OpQuery and OpQueryPlan.
+	Query *cosmos.QuerySpec
+	// Continuation is the service's continuation of the page to read (OpQuery; "" for
+	// the first page).
+	Continuation string
+	// MaxItemCount is the page size asked for (x-ms-max-item-count); 0 leaves it to the
+	// service (100 items), -1 asks for the largest page the service serves.
+	MaxItemCount int
+	// RangeID sends an OpQuery to one partition key range (the per-range execution of a
+	// query plan). With neither RangeID nor PartitionKey the query is cross-partition,
+	// and CrossPartition must say so (x-ms-documentdb-query-enablecrosspartition). A
+	// range that split answers 410/1002, which ends the operation at once: re-reading
+	// the ranges and going on from the children is the query pipeline's business.
+	RangeID        string
+	CrossPartition bool
+	// QueryFeatures is what the caller's query pipeline can run, sent with OpQueryPlan
+	// (x-ms-cosmos-supported-query-features, e.g. "OrderBy, Top, Aggregate").
+	QueryFeatures string
 
 	// trackingID is the _trackingId put in the document, once per logical write.
 	trackingID string

@@ -15,8 +15,16 @@ import (
 // prepare validates an operation and fills in what it leaves to the document: the id of
 // a create or upsert, and the partition key of a write without --pk.
 func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Account, endpoint string) error {
+	switch op.Kind {
+	case OpRead, OpCreate, OpUpsert, OpReplace, OpDelete, OpPatch, OpQuery, OpQueryPlan:
+	default:
+		return inputErrorf("unknown operation %q", op.Kind)
+	}
 	if op.Database == "" || op.Container == "" {
 		return inputErrorf("no database or container: give --database and --container (or set them in a profile)")
+	}
+	if op.Kind.IsQuery() {
+		return prepareQuery(op)
 	}
 	var doc map[string]any
 	if op.Kind == OpCreate || op.Kind == OpUpsert || op.Kind == OpReplace {
@@ -129,6 +137,7 @@ func (c *Client) forgetRouting(db, coll string) {
 	defer c.mu.Unlock()
 	delete(c.containers, key)
 	delete(c.routing, key)
+	delete(c.ranges, key)
 }
 
 // partitionKeyFromDocument reads a document's partition key value at the container's
@@ -186,6 +195,9 @@ type undefined struct{}
 
 // buildRequest turns an operation into its gateway request.
 func buildRequest(op *Operation, multiWrite bool) *cosmos.Request {
+	if op.Kind.IsQuery() {
+		return buildQueryRequest(op)
+	}
 	req := &cosmos.Request{Header: http.Header{}}
 	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
 	switch op.Kind {

@@ -22,7 +22,10 @@ type Result struct {
 	ActivityID   string
 	// RequestCharge of the winning attempt; Diagnostics.RequestCharge is the total.
 	RequestCharge float64
-	Diagnostics   *Diagnostics
+	// Continuation is the winning answer's x-ms-continuation (OpQuery): where the next
+	// page starts, "" after the last page.
+	Continuation string
+	Diagnostics  *Diagnostics
 }
 
 // TimeoutError is an operation that ran out of its end-to-end timeout. It wraps

@@ -1,4 +1,5 @@
-// Package hedgetest runs the same read workload under several availability strategies,
+// Package hedgetest runs the same workload — point reads, query pages within a partition
+// key, or whole cross-partition queries (Op) — under several availability strategies,
 // one after another on the same account and data, and compares them: tail latency,
 // extra requests and request units, which regions won, timeouts. It ends with a
 // recommendation: the strategy that meets a p99 target at the least extra load (on a

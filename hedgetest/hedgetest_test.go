@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/workload"
 )
@@ -72,5 +74,33 @@ func TestExtraLoad(t *testing.T) {
 	r := Result{Reads: 200, Attempts: 230, RequestCharge: 260, WinnerCharge: 200, Wins: map[string]int{"East US": 150, "West US": 50}}
 	if r.ExtraRequestsPct() != 15 || r.ExtraRUPct() != 30 || r.WinShare()["West US"] != 25 {
 		t.Fatalf("%v %v %v", r.ExtraRequestsPct(), r.ExtraRUPct(), r.WinShare())
+	}
+}
+
+func TestQueryOperations(t *testing.T) {
+	tmpl := engine.Operation{Kind: engine.OpRead, Database: "app", Container: "items"}
+	pk, _ := cosmos.PK("tenant-1")
+	item := Item{ID: `o"1`, PartitionKey: pk}
+	read := OpRead.operation(tmpl, item)
+	if read.Kind != engine.OpRead || read.ID != item.ID || read.Query != nil {
+		t.Fatalf("read %+v", read)
+	}
+	page := OpQuery.operation(tmpl, item)
+	if page.Kind != engine.OpQuery || page.ID != "" || page.PartitionKey.JSON() != pk.JSON() || page.Query.Query != QueryPage ||
+		len(page.Query.Parameters) != 1 || string(page.Query.Parameters[0].Value) != `"o\"1"` {
+		t.Fatalf("query page %+v %+v", page, page.Query)
+	}
+	for _, s := range []string{"", "read", "query", "query-cross"} {
+		if _, err := ParseOp(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	if _, err := ParseOp("scan"); err == nil || !strings.Contains(err.Error(), "query-cross") {
+		t.Fatalf("scan: %v", err)
+	}
+	// Extra requests count against the engine operations a query took, not the queries.
+	r := Result{Reads: 10, Requests: 50, Attempts: 60, Wins: map[string]int{"East US": 40, "West US": 10}}
+	if r.ExtraRequestsPct() != 20 || r.WinShare()["West US"] != 20 {
+		t.Fatalf("%v %v", r.ExtraRequestsPct(), r.WinShare())
 	}
 }

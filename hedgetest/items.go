@@ -30,8 +30,12 @@ func ItemID(i int) string { return fmt.Sprintf("%s%d", ItemPrefix, i) }
 
 // ItemDocument is the item with this id (its partition key /pk is the id too).
 func ItemDocument(id string) []byte {
-	return itemDocument(id, "cosmosctl hedge-test: safe to delete")
+	return itemDocument(id, itemPurpose)
 }
+
+// itemPurpose is the "purpose" of the read workload's items, which the cross-partition
+// query workload filters on.
+const itemPurpose = "cosmosctl hedge-test: safe to delete"
 
 func itemDocument(id, purpose string) []byte {
 	return fmt.Appendf(nil, `{"id":%q,"pk":%q,"purpose":%q,"ttl":%d}`, id, id, purpose, ItemTTL)

@@ -22,14 +22,17 @@ type Item struct {
 
 // Workload is what every strategy is run with.
 type Workload struct {
-	Client      *engine.Client
-	Database    string
-	Container   string
-	Items       []Item
-	Count       int           // reads per strategy
+	Client    *engine.Client
+	Database  string
+	Container string
+	Items     []Item
+	// Op is what each operation of the workload is: a point read (the default), a query
+	// page within an item's partition key, or a whole cross-partition query.
+	Op          Op
+	Count       int           // operations per strategy
 	Concurrency int           // workers (closed loop) or the in-flight cap (open loop)
 	Rate        float64       // reads per second; 0 = closed loop
-	E2ETimeout  time.Duration // per read
+	E2ETimeout  time.Duration // per read, or per query page
 	// ExcludeRegions are left out of every read (--exclude, --region), as for any read.
 	ExcludeRegions []string
 	Clock          clock.Clock
@@ -63,10 +66,15 @@ type Result struct {
 	Stats    *workload.Stats
 	// Latencies are every read's latency, sorted, for the CDF.
 	Latencies []time.Duration
-	Reads     int
-	Attempts  int // requests sent, cancelled ones included
-	Timeouts  int
-	Failures  int // reads that ended in an error other than a timeout
+	// Reads counts the workload's operations (reads, query pages or queries);
+	// Requests the engine operations they took (one each, but a cross-partition query
+	// takes its plan and a page from every range), and Attempts the requests on the
+	// wire, hedges and retries included.
+	Reads    int
+	Requests int
+	Attempts int // requests sent, cancelled ones included
+	Timeouts int
+	Failures int // reads that ended in an error other than a timeout
 	// RequestCharge is every attempt's RU; WinnerCharge only the answers used.
 	RequestCharge float64
 	WinnerCharge  float64
@@ -74,12 +82,23 @@ type Result struct {
 	Duration      time.Duration
 }
 
-// ExtraRequestsPct is the requests sent beyond one per read, as a percentage of reads.
+// operations is what extra requests and win shares count against: the engine
+// operations, one per read unless a query took more.
+func (r Result) operations() int {
+	if r.Requests > 0 {
+		return r.Requests
+	}
+	return r.Reads
+}
+
+// ExtraRequestsPct is the requests sent beyond one per engine operation (hedges,
+// retries, failovers), as a percentage of them.
 func (r Result) ExtraRequestsPct() float64 {
-	if r.Reads == 0 {
+	n := r.operations()
+	if n == 0 {
 		return 0
 	}
-	return 100 * float64(r.Attempts-r.Reads) / float64(r.Reads)
+	return 100 * float64(r.Attempts-n) / float64(n)
 }
 
 // ExtraRUPct is the request charge beyond the answers used, as a percentage of it.
@@ -90,11 +109,11 @@ func (r Result) ExtraRUPct() float64 {
 	return 100 * (r.RequestCharge - r.WinnerCharge) / r.WinnerCharge
 }
 
-// WinShare is each region's share of the reads it answered, in percent.
+// WinShare is each region's share of the operations it answered, in percent.
 func (r Result) WinShare() map[string]float64 {
 	out := map[string]float64{}
 	for region, n := range r.Wins {
-		out[region] = 100 * float64(n) / float64(r.Reads)
+		out[region] = 100 * float64(n) / float64(r.operations())
 	}
 	return out
 }
@@ -103,6 +122,9 @@ func (r Result) WinShare() map[string]float64 {
 func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 	res := Result{Strategy: spec.Name, Stats: workload.NewStats(), Wins: map[string]int{}}
 	op := engine.Operation{Kind: engine.OpRead, Database: w.Database, Container: w.Container, E2ETimeout: w.E2ETimeout, ExcludeRegions: w.ExcludeRegions}
+	if err := w.Op.check(); err != nil {
+		return res, err
+	}
 	if spec.New != nil {
 		s, err := spec.New()
 		if err != nil {
@@ -136,10 +158,19 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		item := w.Items[next%len(w.Items)]
 		next++
 		mu.Unlock()
-		o := op
-		o.ID, o.PartitionKey = item.ID, item.PartitionKey
 		sent := clk.Now()
-		out, err := client.Execute(ctx, o)
+		var out *engine.Result
+		var took []*engine.Diagnostics
+		var err error
+		switch w.Op {
+		case OpQueryCross:
+			took, err = crossQuery(ctx, client, w, op)
+		default:
+			out, err = client.Execute(ctx, w.Op.operation(op, item))
+			if out != nil {
+				took = append(took, out.Diagnostics)
+			}
+		}
 		latency := clk.Now().Sub(intended)
 		mu.Lock()
 		defer mu.Unlock()
@@ -147,12 +178,14 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		status, sub := 0, 0
 		if out != nil {
 			status, sub = out.StatusCode, out.SubStatus
-			d := out.Diagnostics
+		}
+		for _, d := range took {
+			res.Requests++
 			res.Attempts += len(d.Attempts)
 			res.RequestCharge += d.RequestCharge
 			if d.WinningRegion != "" {
 				res.Wins[d.WinningRegion]++
-				res.WinnerCharge += out.RequestCharge
+				res.WinnerCharge += winnerCharge(d)
 			}
 		}
 		var te *engine.TimeoutError

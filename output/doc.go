@@ -5,7 +5,8 @@
 // It owns the colour decision (terminal, NO_COLOR, --no-color, TERM=dumb), the width
 // decision (StreamWidth: a terminal's tables fit it, piped output is never narrowed), the
 // per-attempt diagnostics table with its timeline, the JSON object of item commands, item
-// printing, a borderless table helper for the other commands whose columns say how they
+// printing, query results (a table of items with columns from their properties, NDJSON
+// lines, the JSON object with totals and every request, the per-request table), a borderless table helper for the other commands whose columns say how they
 // give way on a narrow terminal (Column), and the latency chart: in the terminal, as an
 // SVG image laid out from its text, and as a self-contained HTML page with the figures'
 // table.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package query
+
+const scenarioScale = 1
