@@ -166,6 +166,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
 )
 
@@ -173,8 +174,6 @@ const (
 	// subCrossPartitionQueryNotServable is the gateway's substatus for a cross-partition
 	// query the client must run with a query plan.
 	subCrossPartitionQueryNotServable = 1004
-
-	headerSupportedQueryFeatures = "x-ms-cosmos-supported-query-features"
 
 	needsPlanMessage = "The provided cross partition query can not be directly served by the gateway. " +
 		"This is a first chance (internal) exception that all newer clients will know how to handle gracefully. " +
@@ -237,7 +236,7 @@ func queryPlan(prog *jsondoc.Program) ([]byte, error) {
 
 // serveQueryPlan answers a query plan request.
 func (s *Server) serveQueryPlan(req *request, prog *jsondoc.Program) {
-	if missing := missingFeatures(req.r.Header.Get(headerSupportedQueryFeatures), prog.Query().Features()); len(missing) > 0 {
+	if missing := missingFeatures(req.r.Header.Get(cosmos.HeaderSupportedQueryFeatures), prog.Query().Features()); len(missing) > 0 {
 		s.writeError(req, badRequest("Query contains 1 or more unsupported features. Upgrade your SDK to a version which does support the requested features: Query contained %s, which the calling client does not support.", strings.Join(missing, ", ")), 0)
 		return
 	}

@@ -22,7 +22,7 @@ func docQueryHeaders(extra map[string]string) map[string]string {
 
 func planHeaders() map[string]string {
 	return docQueryHeaders(map[string]string{
-		cosmos.HeaderQueryPlanRequest: "True", headerSupportedQueryFeatures: allQueryFeatures, "x-ms-cosmos-query-version": "1.4",
+		cosmos.HeaderQueryPlanRequest: "True", cosmos.HeaderSupportedQueryFeatures: allQueryFeatures, cosmos.HeaderQueryVersion: "1.4",
 	})
 }
 
@@ -133,7 +133,7 @@ func TestQueryPlanRequestsCheckTheClientsFeatures(t *testing.T) {
 	s := startTest(t)
 	c := newTestClient(t, s.Key())
 	hdr := planHeaders()
-	hdr[headerSupportedQueryFeatures] = "Aggregate, OrderBy"
+	hdr[cosmos.HeaderSupportedQueryFeatures] = "Aggregate, OrderBy"
 	resp, err := c.do(s.Endpoint(), "POST", itemsPath(), hdr, cosmos.QuerySpec{Query: "SELECT DISTINCT TOP 3 c.a FROM c ORDER BY c.a, c.b"})
 	if code, _ := statusOf(t, resp, err); code != 400 || !strings.Contains(string(resp.Body), "Query contained Distinct, MultipleOrderBy, Top, which the calling client does not support") {
 		t.Errorf("plan for a client without the features: %d %s", code, resp.Body)
@@ -146,7 +146,7 @@ func TestQueryPlanRequestsCheckTheClientsFeatures(t *testing.T) {
 	if code, _ := statusOf(t, resp, err); code != 400 || !strings.Contains(string(resp.Body), "across partitions") {
 		t.Errorf("plan for an aggregate inside an expression: %d %s", code, resp.Body)
 	}
-	delete(hdr, headerSupportedQueryFeatures) // a client that does not say is not refused
+	delete(hdr, cosmos.HeaderSupportedQueryFeatures) // a client that does not say is not refused
 	resp, err = c.do(s.Endpoint(), "POST", itemsPath(), hdr, cosmos.QuerySpec{Query: "SELECT TOP 3 * FROM c"})
 	if code, _ := statusOf(t, resp, err); code != 200 {
 		t.Errorf("plan without the features header: %d %s", code, resp.Body)
