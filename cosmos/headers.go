@@ -41,6 +41,8 @@ const (
 	HeaderPartitionKeyRangeID    = "x-ms-documentdb-partitionkeyrangeid"
 	HeaderResourceQuota          = "x-ms-resource-quota"
 	HeaderResourceUsage          = "x-ms-resource-usage"
+	// HeaderPopulatePartitionStatistics asks a container read for its ranges' statistics.
+	HeaderPopulatePartitionStatistics = "x-ms-documentdb-populatepartitionstatistics"
 )
 
 // APIVersion is the x-ms-version cosmosctl sends; the emulator accepts any version the
