@@ -252,7 +252,8 @@ func printLocate(io *IOStreams, noColor bool, rep locateReport) error {
 	} else {
 		fmt.Fprintf(io.Out, "effective partition key %s\n", rep.EffectivePartitionKey)
 	}
-	// On a narrow terminal the bounds shorten first (their start stays); the id stays.
+	// On a narrow terminal the bounds shorten and go before the size and the count; the
+	// range id stays.
 	t := output.NewTableOf(io.Out, st,
 		output.Column{Header: "RANGE", Key: true},
 		output.Column{Header: "MIN INCLUSIVE", Short: "MIN", Priority: 6, Min: 8},
@@ -283,7 +284,7 @@ func printLocate(io *IOStreams, noColor bool, rep locateReport) error {
 		output.Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
 		output.Column{Header: "REGION HEALTH", Short: "REGION H.", Priority: 4, Min: 10},
 		output.Column{Header: "ROLE", Key: true},
-		output.Column{Header: "REPLICA", Key: true, Priority: 6, Min: 16, Abbrev: output.EndpointHost},
+		output.Column{Header: "REPLICA", Key: true, Priority: 6, Min: 16, KeepEnd: true},
 		output.Column{Header: "HEALTH", Key: true, Priority: 8},
 	)
 	for _, r := range rep.Ranges {

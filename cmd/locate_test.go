@@ -244,3 +244,26 @@ func compactJSON(raw json.RawMessage) string {
 	_ = json.Compact(&b, raw)
 	return b.String()
 }
+
+func TestLocateTablesFitTheTerminal(t *testing.T) {
+	testAccount(t)
+	t.Setenv("NO_COLOR", "1")
+	for _, width := range terminalWidths {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			r := cosmosctlAtWidth(t, width, "locate", "--pk", "t1", "--connection-mode", "direct")
+			if r.code != ExitOK {
+				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			}
+			ranges, replicas, ok := strings.Cut(r.out, "\n\n")
+			if !ok {
+				t.Fatalf("no replica table after the range table:\n%s", r.out)
+			}
+			assertTableFits(t, ranges, "RANGE", width, "RANGE", "ITEMS")
+			assertTableFits(t, replicas, "RANGE", width, "RANGE", "REGION", "ROLE", "REPLICA", "HEALTH")
+			// A replica is told apart by how its address ends: that end stays.
+			if !strings.Contains(r.out, "p/") {
+				t.Errorf("at %d the primary's address lost its end:\n%s", width, r.out)
+			}
+		})
+	}
+}
