@@ -53,7 +53,7 @@ func storedRange(t *testing.T, srv *emulator.Server, pk cosmos.PartitionKey, doc
 // range's bounds holding the effective partition key.
 func TestLocatePrintsTheRangeThatHoldsTheItem(t *testing.T) {
 	srv := testAccount(t)
-	seen := map[string]bool{}
+	seen := map[string]int{} // range → items created in it
 	for i := 0; i < 12; i++ {
 		v := fmt.Sprintf("tenant-%d", i)
 		pk, _ := cosmos.PK(v)
@@ -70,11 +70,12 @@ func TestLocatePrintsTheRangeThatHoldsTheItem(t *testing.T) {
 		if rep.Prefix || rep.PartitionKeyKind != "Hash" || rep.ConnectionMode != "gateway" || r.Regions != nil {
 			t.Fatalf("--pk %s: %+v", v, rep)
 		}
-		// The emulator reports no partition statistics: null, never an invented number.
-		if r.DocumentCount != nil || r.SizeKB != nil {
-			t.Fatalf("statistics the emulator does not report: %+v", r)
+		// The emulator reports the range's statistics as the service does, exactly:
+		// every item created so far in this range, and their size.
+		seen[want]++
+		if r.DocumentCount == nil || *r.DocumentCount != int64(seen[want]) || r.SizeKB == nil || *r.SizeKB < 1 {
+			t.Fatalf("--pk %s: range %s holds %d items, locate reports %v items, %v KB", v, want, seen[want], r.DocumentCount, r.SizeKB)
 		}
-		seen[want] = true
 	}
 	if len(seen) < 2 {
 		t.Fatalf("12 keys all in one range %v: the cross-check checks little", seen)
@@ -82,8 +83,27 @@ func TestLocatePrintsTheRangeThatHoldsTheItem(t *testing.T) {
 	// The table says so too, and names the range.
 	pk, _ := cosmos.PK("tenant-0")
 	r := cosmosctl(t, "", "locate", "--pk", "tenant-0")
-	if r.code != 0 || !strings.Contains(r.out, cosmos.EffectivePartitionKey(pk)) || !strings.Contains(r.out, "not reported") {
+	if r.code != 0 || !strings.Contains(r.out, cosmos.EffectivePartitionKey(pk)) || !strings.Contains(r.out, " KB") {
 		t.Fatalf("table: %+v", r)
+	}
+}
+
+// TestLocateSaysNotReportedWhereTheServiceGivesNoStatistics: a range the service
+// reports no statistics for is "not reported" in the table and null in the JSON, never
+// an invented number.
+func TestLocateSaysNotReportedWhereTheServiceGivesNoStatistics(t *testing.T) {
+	rep := locateReport{PartitionKey: json.RawMessage(`["t1"]`), EffectivePartitionKey: "3D48", ConnectionMode: "gateway",
+		Ranges: []locateRange{{ID: "3", MinInclusive: "30", MaxExclusive: "FF"}}}
+	io, out, _ := testIO()
+	if err := printLocate(io, true, rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out.String(), "not reported") != 2 {
+		t.Fatalf("table:\n%s", out)
+	}
+	body, _ := json.Marshal(rep.Ranges[0])
+	if !strings.Contains(string(body), `"document_count":null,"size_kb":null`) {
+		t.Fatalf("json: %s", body)
 	}
 }
 

@@ -151,6 +151,10 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				return
 			}
 			s.setContentPath(req, c)
+			if strings.EqualFold(r.Header.Get(cosmos.HeaderPopulatePartitionStatistics), "true") {
+				s.answerResource(req, http.StatusOK, c.withStatistics(), nil)
+				return
+			}
 			s.answerResource(req, http.StatusOK, c.meta, nil)
 		case http.MethodDelete:
 			if !s.writeAllowed(req) {
@@ -231,4 +235,42 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 	ranges := c.ranges()
 	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges, Count: len(ranges)})
 	s.writeFeed(req, body, len(ranges), chargeMetadata)
+}
+
+// rangeStatistics is one entry of a container read's "statistics" array, answered when
+// the read asks with x-ms-documentdb-populatepartitionstatistics: true, in the shape the
+// service gives and the SDKs read as PartitionKeyRangeStatistics. The service samples
+// its figures; the emulator's are exact (the items every region will see, once
+// replicated, and their stored bytes, rounded up to whole KB). partitionKeys lists the
+// service's largest logical partitions (those over 1 GB): the emulator has none.
+type rangeStatistics struct {
+	ID                               string `json:"id"`
+	SizeInKB                         int64  `json:"sizeInKB"`
+	DocumentCount                    int64  `json:"documentCount"`
+	SampledDistinctPartitionKeyCount int64  `json:"sampledDistinctPartitionKeyCount"`
+	PartitionKeys                    []any  `json:"partitionKeys"`
+}
+
+// withStatistics is the container's resource with its ranges' statistics beside it.
+func (c *container) withStatistics() any {
+	stats := make([]rangeStatistics, 0, len(c.parts))
+	for _, p := range c.parts {
+		var count, bytes int64
+		keys := map[string]bool{}
+		p.mu.RLock()
+		for _, e := range p.items {
+			if v := e.latest(); v != nil && v.body != nil {
+				count++
+				bytes += int64(len(v.body))
+				keys[e.pk.Identity()] = true
+			}
+		}
+		p.mu.RUnlock()
+		stats = append(stats, rangeStatistics{ID: p.rng.ID, SizeInKB: (bytes + 1023) / 1024, DocumentCount: count,
+			SampledDistinctPartitionKeyCount: int64(len(keys)), PartitionKeys: []any{}})
+	}
+	return struct {
+		cosmos.Container
+		Statistics []rangeStatistics `json:"statistics"`
+	}{c.meta, stats}
 }
