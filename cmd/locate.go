@@ -26,7 +26,8 @@ range that the prefix's keys span, from the prefix's hash to its end.
 Size and item count come from a container read that asks for partition
 statistics (x-ms-documentdb-populatepartitionstatistics), as the SDKs'
 PartitionKeyRangeStatistics do; the service samples them, so they are
-approximate, and where it reports none locate says "not reported".
+approximate (cosmosctl's emulator counts exactly), and where it reports none
+locate says "not reported" (null in -o json).
 
 With --connection-mode direct locate also lists the range's replicas in every
 read region, from the address cache, with each replica's recorded health and the
