@@ -227,6 +227,11 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 				return fmt.Errorf("the account's answer to the create is not a container: %v", err)
 			}
 			out := d.info(db)
+			if ttl, asked := body["defaultTtl"]; asked && (d.DefaultTTL == nil || *d.DefaultTTL != ttl) {
+				// cosmosctl's emulator does not keep a default TTL; a service that
+				// dropped it must not look as if it had applied it.
+				fmt.Fprintf(io.ErrOut, "warning: the account did not keep the default TTL of %ds: the container has %s\n", ttl, ttlDescription(d.DefaultTTL))
+			}
 			return r.print(out, func() error { return output.WriteContainer(io.Out, io.outStyles(o.conn.noColor), out) })
 		},
 	}
@@ -292,4 +297,11 @@ to confirm; otherwise --yes is needed (exit 2 without it).
 	o.conn.register(c)
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
 	return c
+}
+
+func ttlDescription(ttl *int) string {
+	if ttl == nil {
+		return "time to live off"
+	}
+	return fmt.Sprintf("a default TTL of %ds", *ttl)
 }
