@@ -17,9 +17,10 @@ import (
 
 func newContainerCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "container",
-		Short: "List, show, create and delete containers",
-		Long:  "List, show, create and delete the containers of a database (--database, or the profile's).\n" + resourceHelp,
+		Use:     "container",
+		Short:   "List, show, create and delete containers",
+		Long:    "List, show, create and delete the containers of a database (--database, or the profile's).\n" + resourceHelp,
+		Example: "  cosmosctl container ls\n  cosmosctl container show orders\n  cosmosctl container create orders --partition-key /tenantId",
 	}
 	c.AddCommand(newContainerLsCmd(io), newContainerShowCmd(io), newContainerCreateCmd(io), newContainerDeleteCmd(io))
 	return c

@@ -135,9 +135,10 @@ func (r *resourceRun) confirm(what, name string) error {
 
 func newDBCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "db",
-		Short: "List, show, create and delete databases",
-		Long:  "List, show, create and delete the account's databases.\n" + resourceHelp,
+		Use:     "db",
+		Short:   "List, show, create and delete databases",
+		Long:    "List, show, create and delete the account's databases.\n" + resourceHelp,
+		Example: "  cosmosctl db ls\n  cosmosctl db create app --throughput 1000\n  cosmosctl db delete scratch --yes",
 	}
 	c.AddCommand(newDBLsCmd(io), newDBShowCmd(io), newDBCreateCmd(io), newDBDeleteCmd(io))
 	return c

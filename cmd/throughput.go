@@ -22,6 +22,7 @@ func newThroughputCmd(io *IOStreams) *cobra.Command {
 --level database. Manual throughput is a number of RU/s; autoscale scales
 between a tenth of its maximum and the maximum.
 ` + resourceHelp,
+		Example: "  cosmosctl throughput show orders\n  cosmosctl throughput set orders --throughput 1000",
 	}
 	c.AddCommand(newThroughputShowCmd(io), newThroughputSetCmd(io))
 	return c
