@@ -16,6 +16,8 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	// InTTY says stdin is a terminal, so a person can answer a confirmation prompt.
+	InTTY bool
 	// OutTTY and ErrTTY say whether the streams are terminals (tables, colour, progress).
 	OutTTY bool
 	ErrTTY bool
@@ -34,6 +36,7 @@ type IOStreams struct {
 func SystemIO() *IOStreams {
 	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
