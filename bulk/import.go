@@ -73,7 +73,8 @@ type Options struct {
 	runID string // the state's, for the tracking ids
 }
 
-// Progress is a run's progress: lines done by this process and by earlier ones.
+// Progress is a run's progress: the lines this process did (Rejected of them
+// rejected), and the lines earlier processes did, skipped.
 type Progress struct {
 	Done, Skipped, Rejected int64
 	RequestCharge           float64

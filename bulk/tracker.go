@@ -171,7 +171,7 @@ func (t *tracker) progress() {
 	if t.o.Progress == nil {
 		return
 	}
-	t.o.Progress(Progress{Done: t.this.Lines, Skipped: t.skipped, Rejected: t.st.Counts.Rejected(), RequestCharge: t.this.RequestCharge})
+	t.o.Progress(Progress{Done: t.this.Lines, Skipped: t.skipped, Rejected: t.this.Rejected(), RequestCharge: t.this.RequestCharge})
 }
 
 // snapshot is a copy of the state as of now; t.mu is held.
