@@ -51,7 +51,7 @@ type Options struct {
 	FailFast bool
 	// LineRetries is how many times a line whose write failed for the service's
 	// availability (after the engine's own retries) is sent again, RetryWait apart
-	// (doubling): default 3 and 500 ms.
+	// (doubling): default 3 and 200 ms.
 	LineRetries int
 	RetryWait   time.Duration
 	// StopAfter failed writes in a row stop the import (default 20, or twice the
@@ -116,7 +116,7 @@ func (o *Options) defaults() {
 		o.LineRetries = 3
 	}
 	if o.RetryWait <= 0 {
-		o.RetryWait = 500 * time.Millisecond
+		o.RetryWait = 200 * time.Millisecond
 	}
 	if o.StopAfter <= 0 {
 		o.StopAfter = max(20, 2*o.Concurrency)

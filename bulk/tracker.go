@@ -218,4 +218,3 @@ func (t *tracker) report(complete bool) *Report {
 	return &Report{Counts: s.Counts, Skipped: t.skipped, ThisRun: this, Duration: t.o.Clock.Now().Sub(t.start),
 		Elapsed: s.Elapsed, Runs: s.Runs, Complete: complete}
 }
-

@@ -192,6 +192,11 @@ func TestImportKilledTwiceWithLostAnswersStoresEveryItemOnce(t *testing.T) {
 	if r.Created != items || r.ThisRun.Skipped < items*6/10 || r.ThisRun.Lines+r.ThisRun.Skipped != items {
 		t.Fatalf("created %d, this run %+v", r.Created, r.ThisRun)
 	}
+	code, out, _ = runBinary(t, bin, env, "", "emulator", "fault", "list", "--endpoint", endpoint, "-o", "json")
+	var rules []struct{ Fired int }
+	if json.Unmarshal([]byte(out), &rules) != nil || len(rules) != 1 || rules[0].Fired < items/5 {
+		t.Fatalf("the drop-response rule fired too little to test anything: %s", out)
+	}
 	s, _ := readImportState(state)
 	query := func(sql string, extra ...string) string {
 		code, out, errOut := runBinary(t, bin, env, "", append([]string{"query", sql, "--all", "-o", "ndjson"}, extra...)...)
