@@ -326,8 +326,11 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 		return bad(ReasonNoID, `the item's "id" is empty`)
 	}
 	if missing := missingPaths(doc, def.Paths); len(missing) > 0 {
-		return bad(ReasonNoKey, fmt.Sprintf("the item has no value at the container's partition key path %s (the key is %s)",
-			strings.Join(missing, ", "), strings.Join(def.Paths, ", ")))
+		msg := "the item has no value at the container's partition key path " + strings.Join(missing, ", ")
+		if len(def.Paths) > 1 {
+			msg += " (the key is " + strings.Join(def.Paths, ", ") + ")"
+		}
+		return bad(ReasonNoKey, msg)
 	}
 	pk, err := engine.PartitionKeyOfDocument(doc, def)
 	if err != nil {

@@ -231,8 +231,8 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		return &UsageError{Err: err}
 	}
 	if resumed {
-		fmt.Fprintf(io.ErrOut, "cosmosctl: resuming the import from %s: %s done by %s before\n", o.state,
-			output.HumanCount(int(st.Counts.Lines), "line"), output.HumanCount(st.Runs, "earlier run"))
+		fmt.Fprintf(io.ErrOut, "cosmosctl: resuming the import from %s: %s lines done by %s\n", o.state,
+			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run"))
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)
