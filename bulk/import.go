@@ -417,6 +417,24 @@ func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {
 	}
 }
 
+// unverified reports a 409 whose _trackingId check (a verify attempt) got no answer.
+func unverified(res *engine.Result) bool {
+	if res == nil || res.Diagnostics == nil {
+		return false
+	}
+	for _, a := range res.Diagnostics.Attempts {
+		if a.Reason == engine.ReasonVerify && a.StatusCode == 200 {
+			return false
+		}
+	}
+	for _, a := range res.Diagnostics.Attempts {
+		if a.Reason == engine.ReasonVerify {
+			return true
+		}
+	}
+	return false
+}
+
 // classify says what a write's answer means for its line.
 func classify(ctx context.Context, mode Mode, res *engine.Result, err error) (outcome, string, int) {
 	if err == nil {
@@ -442,6 +460,11 @@ func classify(ctx context.Context, mode Mode, res *engine.Result, err error) (ou
 			reason = fmt.Sprintf("%d/%d %s", status, sub, http.StatusText(status))
 		}
 		switch {
+		case status == 409 && mode == Create && unverified(res):
+			// The 409 may be this run's own earlier write: the read that checks its
+			// _trackingId got no answer, so the line is sent again rather than
+			// counted as someone else's item.
+			return outTransient, "409 not checked against the stored item", status
 		case status == 409 && mode == Create:
 			return outPresent, "", status
 		case status == 429 || status == 408 || status == 449 || status == 410 || status >= 500 ||

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
 )
 
 func TestEveryLineIsWrittenOnceAndCounted(t *testing.T) {
@@ -344,4 +345,32 @@ func TestSourceCountsLinesAndFingerprintsTheStart(t *testing.T) {
 	if fp := src.Fingerprint(); fp.PrefixBytes != len(text) || fp.Size != int64(len(text)) || len(fp.PrefixSHA256) != 64 {
 		t.Fatalf("fingerprint %+v", fp)
 	}
+}
+
+// A 409 whose _trackingId check got no answer may be the run's own write: the line is
+// sent again, not counted as someone else's item.
+func TestA409ThatCouldNotBeCheckedIsSentAgain(t *testing.T) {
+	c := &uncheckedOnce{fakeContainer: newFakeContainer()}
+	c.items["i1"] = `{"id":"i1","pk":"p1","_trackingId":"` + "run" + `:1"}`
+	st := NewState(Fingerprint{}, Target{}, Create)
+	st.RunID, st.Runs = "run", 1 // a resumed run: its line 1 was written before
+	rep, err := Import(context.Background(), mustSource(t, ndjson(1)), st, testOptions(c))
+	if err != nil || rep.Created != 1 || rep.AlreadyPresent != 0 || c.calls != 2 {
+		t.Fatalf("err %v, counts %+v, calls %d", err, rep.Counts, c.calls)
+	}
+}
+
+// uncheckedOnce answers the first write with a 409 whose verify read failed.
+type uncheckedOnce struct {
+	*fakeContainer
+	calls int
+}
+
+func (u *uncheckedOnce) Execute(ctx context.Context, op engine.Operation) (*engine.Result, error) {
+	u.calls++
+	if u.calls == 1 {
+		return &engine.Result{Diagnostics: &engine.Diagnostics{Attempts: []engine.Attempt{
+			{Reason: engine.ReasonInitial, StatusCode: 409}, {Reason: engine.ReasonVerify, Error: "connection reset"}}}}, &cosmos.Error{StatusCode: 409}
+	}
+	return u.fakeContainer.Execute(ctx, op)
 }
