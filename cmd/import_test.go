@@ -243,3 +243,25 @@ func TestImportJSONProgressGoesToStdoutBeforeTheReport(t *testing.T) {
 		t.Fatalf("the last progress event %v", obj)
 	}
 }
+
+// On a terminal stderr shows a progress bar while the import runs, cleared before the
+// report; stdout has the report only.
+func TestImportShowsAProgressBarOnATerminal(t *testing.T) {
+	srv := testAccount(t)
+	if _, err := srv.AddFault(faults.Rule{Operations: []string{"create"}, Effect: faults.EffectDelay, Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(10 * time.Millisecond)}}); err != nil {
+		t.Fatal(err)
+	}
+	input := importFile(t, items(1, 100))
+	io, out, errOut := testIO()
+	io.ErrTTY, io.ErrWidth = true, 100
+	if code := Run(context.Background(), io, []string{"import", input, "--concurrency", "1"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	bar := regexp.MustCompile(`\r\x1b\[Kimport \[=*>? *\] \d+/100 items · \d+/s · [\d,]+ RU/s · ETA \d+s`)
+	if !bar.MatchString(errOut.String()) || !strings.Contains(errOut.String(), "\r\x1b[K\n") && !strings.HasSuffix(errOut.String(), "\r\x1b[K") {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+	if strings.Contains(out.String(), "\r") || !strings.Contains(out.String(), "created") {
+		t.Fatalf("stdout %q", out.String())
+	}
+}
