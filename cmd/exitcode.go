@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/bulk"
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
 )
 
 // Exit codes are an API: runbook scripts branch on them. They are decided here and
@@ -57,7 +58,7 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
-	return fmt.Sprintf("the import completed, but %d of its %d lines were rejected or failed: they are in %s", e.Rejected, e.Lines, e.File)
+	return fmt.Sprintf("the import completed, but %s of its %s lines were rejected or failed: they are in %s", progress.Thousands(e.Rejected), progress.Thousands(e.Lines), e.File)
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.

@@ -130,7 +130,7 @@ func (o *importOptions) validate() (bulk.Mode, error) {
 	return mode, nil
 }
 
-// importInput is the input file (or standard input) and its size (-1: unknown).
+// openInput opens the input file (or standard input) and says its size (-1: unknown).
 func (o *importOptions) openInput(io *IOStreams, name string) (goio.Reader, int64, func(), error) {
 	if name == "-" {
 		return io.In, -1, func() {}, nil
