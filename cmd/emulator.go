@@ -87,10 +87,11 @@ With --enforce-throughput (enforce_throughput = true in a scenario, or
 ` + "`cosmosctl emulator enforce-throughput on`" + ` while it runs) it throttles like the
 service: a container's RU/s (its manual throughput, its autoscale maximum, or its
 database's shared throughput) is split evenly over its partition key ranges, each
-with one second's share, refilled continuously; an item operation whose charge
-does not fit answers 429 with substatus 3200 and x-ms-retry-after-ms, is charged
-0 RU and is not applied. Account and metadata requests are not throttled. Without
-it, throughput is bookkeeping only and 429s come from fault rules.
+with one second's share in each region, refilled continuously; an item operation
+whose charge does not fit answers 429 with substatus 3200 and x-ms-retry-after-ms,
+is charged 0 RU and is not applied. Account and metadata requests are not
+throttled. Without it, throughput is bookkeeping only and 429s come from fault
+rules.
 
 As the service does, it refuses (401) a request whose x-ms-date is more than 15
 minutes from its clock, so a captured signature cannot be replayed; it answers 400

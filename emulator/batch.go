@@ -402,7 +402,7 @@ func bulkPartitionKey(w batchWireOp, c *container, headerPK cosmos.PartitionKey)
 // throughput enforced, an operation whose charge does not fit in its range's budget
 // gets its own 429/3200 with a retry-after, as the service answers bulk.
 func (s *Server) bulkOne(req *request, c *container, op *batchOp, protected func([]string) bool) (batchResult, *partition, int64) {
-	budget := s.budgetFor(c, c.partitionFor(op.pk))
+	budget := s.budgetFor(req.region, c, c.partitionFor(op.pk))
 	// refused is a failed operation's result, or the 429 when its charge does not fit.
 	refused := func(e *cosmos.Error) batchResult {
 		r := failedResult(op, e)

@@ -13,7 +13,9 @@ package emulator
 // second's share is admitted when the budget is full and leaves the range in debt,
 // which later requests wait out: the service does not refuse such a request for ever.
 // Replacing an offer changes the budgets at once: what a range has spent stays spent,
-// against the new share.
+// against the new share. As on the service, where provisioned throughput applies in
+// each region, every region has budgets of its own, and a request draws on the region
+// that serves it; replicating a write to the other regions costs them nothing here.
 //
 // A container that shares its database's throughput draws on the database's budgets:
 // the database's RU/s split over as many ranges as a container has, range i of every
@@ -76,20 +78,21 @@ func (b *ruBudget) take(charge, perSecond float64, now time.Time) time.Duration 
 	return time.Duration(max(ms, 1)) * time.Millisecond
 }
 
-// throughputMeter holds the budgets of one emulator, by resource _rid and range id.
+// throughputMeter holds the budgets of one emulator, by region, resource _rid and
+// range id.
 type throughputMeter struct {
 	mu       sync.Mutex
 	budgets  map[string]*ruBudget
 	refusals atomic.Int64
 }
 
-func (m *throughputMeter) budget(rid, rangeID string) *ruBudget {
+func (m *throughputMeter) budget(region int, rid, rangeID string) *ruBudget {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.budgets == nil {
 		m.budgets = map[string]*ruBudget{}
 	}
-	key := rid + "/" + rangeID
+	key := strconv.Itoa(region) + "/" + rid + "/" + rangeID
 	b := m.budgets[key]
 	if b == nil {
 		b = &ruBudget{}
@@ -142,23 +145,23 @@ type ThroughputRequest struct {
 	Enforce bool `json:"enforce"`
 }
 
-// budgetFor is the budget of range p of container c, nil when throughput is not
-// enforced or c has no offer.
-func (s *Server) budgetFor(c *container, p *partition) *rangeBudget {
+// budgetFor is the budget of range p of container c in region, nil when throughput
+// is not enforced or c has no offer.
+func (s *Server) budgetFor(region int, c *container, p *partition) *rangeBudget {
 	if !s.enforce.Load() || p == nil {
 		return nil
 	}
 	rid, ru, shared, ok := s.throughputOf(c)
-	if !ok {
+	if !ok || ru <= 0 {
 		return nil
 	}
 	n := len(c.parts)
-	what := "partition key range " + p.rng.ID + " of container " + c.meta.ID + " has spent its " +
+	what := "partition key range " + p.rng.ID + " of container " + c.meta.ID + " in " + s.regions[region].name + " has spent its " +
 		strconv.FormatFloat(float64(ru)/float64(n), 'f', -1, 64) + " RU/s, " + strconv.Itoa(ru) + " RU/s over " + strconv.Itoa(n) + " ranges"
 	if shared {
 		what += " shared with database " + c.db.meta.ID + "'s other containers"
 	}
-	return &rangeBudget{b: s.budgets.budget(rid, p.rng.ID), perSecond: float64(ru) / float64(n), what: what, now: s.clock.Now, refusals: &s.budgets.refusals}
+	return &rangeBudget{b: s.budgets.budget(region, rid, p.rng.ID), perSecond: float64(ru) / float64(n), what: what, now: s.clock.Now, refusals: &s.budgets.refusals}
 }
 
 // throughputOf is the RU/s container c draws on and the _rid of the resource whose
@@ -191,7 +194,7 @@ func (s *Server) throughputOf(c *container) (rid string, ru int, shared, ok bool
 
 // meter makes req draw on range p's budget.
 func (s *Server) meter(req *request, c *container, p *partition) {
-	req.budget = s.budgetFor(c, p)
+	req.budget = s.budgetFor(req.region, c, p)
 }
 
 // admit spends req's charge once, before anything is applied; nil when it may go on.

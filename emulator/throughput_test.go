@@ -156,6 +156,10 @@ func TestAWriteOverTheRangesBudgetIsA429WithRetryAfterAndNotApplied(t *testing.T
 	// Reads are throttled too; metadata is not.
 	read, _ := r.c.do(r.s.Endpoint(), "GET", itemPath("a0"), pkHeader(pk), nil)
 	wantThrottled(t, "a read", read, "10")
+	// Each region has budgets of its own, as provisioned throughput applies per region.
+	if west, _ := r.c.do(regionURL(t, r.s, "West US"), "GET", itemPath("a0"), pkHeader(pk), nil); west == nil || west.StatusCode != 200 {
+		t.Errorf("a read of range 0 in West US: %+v, want 200", west)
+	}
 	for _, path := range []string{"/", "/dbs/db/colls/items", "/dbs/db/colls/items/pkranges", "/offers"} {
 		if resp, _ := r.c.do(r.s.Endpoint(), "GET", path, nil, nil); resp == nil || resp.StatusCode != 200 {
 			t.Errorf("GET %s with the range's budget spent: %+v, want 200", path, resp)
@@ -251,7 +255,7 @@ func TestAutoscaleMaxAndSharedDatabaseThroughput(t *testing.T) {
 	}
 	budget := func(db, coll string) *rangeBudget {
 		c, _ := r.s.store.container(db, coll)
-		return r.s.budgetFor(c, c.parts[0])
+		return r.s.budgetFor(0, c, c.parts[0])
 	}
 	if b := budget("db", "auto"); b.perSecond != 1000 {
 		t.Errorf("autoscale max 4,000 over 4 ranges: %v RU/s per range, want 1000", b.perSecond)
