@@ -22,10 +22,11 @@ func (s *Server) serveItem(req *request, segs []string) {
 	if !ok {
 		return
 	}
-	if !s.replicaHolds(req, c, c.partitionFor(pk)) {
+	p := c.partitionFor(pk)
+	if !s.replicaHolds(req, c, p) {
 		return
 	}
-	s.meter(req, c, c.partitionFor(pk))
+	s.meter(req, c, p)
 	switch req.op {
 	case faults.OpRead:
 		s.readItem(req, c, pk, segs[5])
