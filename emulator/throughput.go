@@ -105,8 +105,8 @@ func (m *throughputMeter) budget(region int, rid, rangeID string) *ruBudget {
 type rangeBudget struct {
 	b         *ruBudget
 	perSecond float64
-	// what names the budget in a 429's message.
-	what string
+	// what names the budget in a 429's message, built only for one.
+	what func() string
 	now  func() time.Time
 	// refusals counts the 429s budgets answered (State.Throttled).
 	refusals *atomic.Int64
@@ -124,7 +124,7 @@ func (r *rangeBudget) admit(charge float64) *cosmos.Error {
 	r.refusals.Add(1)
 	e := cosmosErr(http.StatusTooManyRequests, SubRUBudgetExceeded,
 		"Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. ("+
-			r.what+"; the request needs "+strconv.FormatFloat(charge, 'f', 2, 64)+" RU; enforced because the emulator runs with --enforce-throughput)")
+			r.what()+"; the request needs "+strconv.FormatFloat(charge, 'f', 2, 64)+" RU; the emulator enforces provisioned throughput: --enforce-throughput)")
 	e.RetryAfter = wait
 	return e
 }
@@ -156,10 +156,13 @@ func (s *Server) budgetFor(region int, c *container, p *partition) *rangeBudget 
 		return nil
 	}
 	n := len(c.parts)
-	what := "partition key range " + p.rng.ID + " of container " + c.meta.ID + " in " + s.regions[region].name + " has spent its " +
-		strconv.FormatFloat(float64(ru)/float64(n), 'f', -1, 64) + " RU/s, " + strconv.Itoa(ru) + " RU/s over " + strconv.Itoa(n) + " ranges"
-	if shared {
-		what += " shared with database " + c.db.meta.ID + "'s other containers"
+	what := func() string {
+		w := "partition key range " + p.rng.ID + " of container " + c.meta.ID + " in " + s.regions[region].name + " has spent its " +
+			strconv.FormatFloat(float64(ru)/float64(n), 'f', -1, 64) + " RU/s, " + strconv.Itoa(ru) + " RU/s over " + strconv.Itoa(n) + " ranges"
+		if shared {
+			w += " shared with database " + c.db.meta.ID + "'s other containers"
+		}
+		return w
 	}
 	return &rangeBudget{b: s.budgets.budget(region, rid, p.rng.ID), perSecond: float64(ru) / float64(n), what: what, now: s.clock.Now, refusals: &s.budgets.refusals}
 }
