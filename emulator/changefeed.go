@@ -78,6 +78,7 @@ func (s *Server) serveChangeFeed(req *request, c *container) {
 	if !ok {
 		return
 	}
+	s.meter(req, c, p)
 	page, lsn, caught := s.store.changes(p, req.region, cf)
 	h := req.w.Header()
 	h.Set(cosmos.HeaderSessionToken, sessionToken(p.rng.ID, caught))

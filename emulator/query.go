@@ -83,6 +83,11 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			return
 		}
 	}
+	first := parts[0]
+	if cont.Range != "" {
+		first = c.partitionByID(cont.Range)
+	}
+	s.meter(req, c, first)
 	pg := queryPage{maxItems: maxItems, fingerprint: fingerprint}
 	var err error
 	if prog.Streaming() {

@@ -469,6 +469,16 @@ type writeResult struct {
 // version is on disk before it is visible, so a write acknowledged to a client survives
 // a crash.
 func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region int, m mutation) (writeResult, *cosmos.Error) {
+	return s.writeAdmitted(c, pk, id, region, m, nil)
+}
+
+// admission decides, once a write's new version is built (its body nil for a delete)
+// and before anything is stored, whether its charge may be spent: nil, or the 429
+// that refuses it (throughput.go). A nil admission admits every write.
+type admission func(next *itemVersion) *cosmos.Error
+
+// writeAdmitted is write with an admission check before the commit.
+func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, region int, m mutation, admit admission) (writeResult, *cosmos.Error) {
 	p := c.partitionFor(pk)
 	key := itemKey(pk, id)
 	p.mu.Lock()
@@ -517,6 +527,11 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 				// A patch can nest a value deeper than any request body could.
 				err = tooDeep()
 			}
+			return writeResult{part: p, lsn: p.lsn}, err
+		}
+	}
+	if admit != nil {
+		if err := admit(v); err != nil {
 			return writeResult{part: p, lsn: p.lsn}, err
 		}
 	}
