@@ -509,7 +509,7 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 			d = &batchDoc{key: key, id: op.id, pk: op.pk, entry: p.items[key]}
 			if d.entry != nil {
 				d.rid, d.seq = d.entry.rid, d.entry.seq
-				if l := d.entry.latest(); l != nil && l.body != nil {
+				if l := d.entry.latest(); c.live(l, now) {
 					d.cur = l
 				}
 			}
@@ -522,7 +522,7 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 					d.seq = s.docSeq.Add(1)
 					d.rid = docRID(c.db.seq, c.seq, d.seq)
 				}
-				v := &itemVersion{ts: now.Unix(), committed: now, origin: region, etag: newETag()}
+				v := &itemVersion{ts: now.Unix(), committed: now, origin: region, etag: newETag(), ttl: itemTTL(body)}
 				v.body, err = withSystemProperties(body, d.rid, c, v.etag, v.ts)
 				if err != nil && jsonNestingDepth(body) > maxNestingDepth {
 					err = tooDeep() // a patch can nest deeper than any request body
