@@ -25,7 +25,8 @@ type Executor interface {
 }
 
 // Limiter paces the writes by request units (internal/rulimit.Limiter): Wait before
-// each write, Spent with each write's charge, Throttled for each 429 the engine gets.
+// each attempt (the engine's retries included), Spent with each write's charge,
+// Throttled for each 429 the engine gets.
 type Limiter interface {
 	Wait(ctx context.Context) error
 	Spent(ru float64)
@@ -70,7 +71,35 @@ type Options struct {
 	// never counts a rejection its file lost.
 	Rejected io.Writer
 
-	runID string // the state's, for the tracking ids
+	runID     string // the state's, for the tracking ids
+	writeCost *meanCost
+}
+
+// meanCost is the mean charge of the writes that succeeded, what a throttled attempt
+// is counted as for pacing (5 RU, a small item's create, until one has).
+type meanCost struct {
+	mu  sync.Mutex
+	sum float64
+	n   int
+}
+
+func (m *meanCost) add(ru float64) {
+	if ru <= 0 {
+		return
+	}
+	m.mu.Lock()
+	m.sum += ru
+	m.n++
+	m.mu.Unlock()
+}
+
+func (m *meanCost) get() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 {
+		return 5
+	}
+	return m.sum / float64(m.n)
 }
 
 // Progress is a run's progress: the lines this process did (Rejected of them
@@ -183,6 +212,7 @@ type result struct {
 func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, error) {
 	o.defaults()
 	o.runID = st.RunID
+	o.writeCost = &meanCost{}
 	resumed := st.Runs > 0
 	st.Runs++
 	runCtx, stop := context.WithCancelCause(ctx)
@@ -369,16 +399,18 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 	r := result{n: j.n, item: j.body}
 	var throttles atomic.Int64
 	for attempt := 0; ; attempt++ {
-		if err := o.Limiter.Wait(ctx); err != nil {
-			r.out = outCancelled
-			break
-		}
 		op := o.Write
 		op.Database, op.Container = o.Target.Database, o.Target.Container
 		op.ID, op.PartitionKey, op.Body = j.id, j.pk, j.body
+		// Every attempt waits for the limiter, the engine's retries of a 429 too: they
+		// go out at the lowered rate, not all at once after the retry-after.
+		op.Pace = o.Limiter.Wait
 		op.Throttled = func(d time.Duration) {
 			throttles.Add(1)
 			o.Limiter.Throttled(d)
+			// A 429 costs no RU, so its retries would pass an RU limiter at once, as
+			// many as there are writers: for pacing it costs what a write does.
+			o.Limiter.Spent(o.writeCost.get())
 		}
 		switch o.Mode {
 		case Upsert:
@@ -392,6 +424,9 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 		if res != nil && res.Diagnostics != nil {
 			r.ru += res.Diagnostics.RequestCharge
 			o.Limiter.Spent(res.Diagnostics.RequestCharge)
+			if err == nil {
+				o.writeCost.add(res.RequestCharge)
+			}
 		}
 		r.out, r.reason, r.status = classify(ctx, o.Mode, res, err)
 		r.err = err

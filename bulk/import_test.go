@@ -204,7 +204,9 @@ func TestThrottlingFeedsTheLimiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lim.waits != 10 || lim.spent != 50 || !reflect.DeepEqual(lim.throttled, []time.Duration{250 * time.Millisecond}) || rep.Throttles != 1 {
+	// Every write's charge, and for the 429 what a write costs (it charged nothing, but
+	// its retry must not pass the limiter for free).
+	if lim.waits != 10 || lim.spent != 50+5 || !reflect.DeepEqual(lim.throttled, []time.Duration{250 * time.Millisecond}) || rep.Throttles != 1 {
 		t.Fatalf("waits %d spent %v throttled %v report throttles %d", lim.waits, lim.spent, lim.throttled, rep.Throttles)
 	}
 }

@@ -100,6 +100,7 @@ type importReport struct {
 		Lines          int64   `json:"lines"`
 		Skipped        int64   `json:"skipped"`
 		ItemsPerSecond float64 `json:"items_per_second"`
+		RUPerSecond    float64 `json:"ru_per_second"`
 	} `json:"this_run"`
 	RejectedFile string `json:"rejected_file"`
 	Error        *struct {
