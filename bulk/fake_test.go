@@ -36,11 +36,6 @@ func newFakeContainer() *fakeContainer {
 }
 
 func (f *fakeContainer) Execute(ctx context.Context, op engine.Operation) (*engine.Result, error) {
-	if op.Pace != nil {
-		if err := op.Pace(ctx); err != nil {
-			return &engine.Result{Diagnostics: &engine.Diagnostics{}}, err
-		}
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sends++

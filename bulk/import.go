@@ -25,8 +25,7 @@ type Executor interface {
 }
 
 // Limiter paces the writes by request units (internal/rulimit.Limiter): Wait before
-// each attempt (the engine's retries included), Spent with each write's charge,
-// Throttled for each 429 the engine gets.
+// each write, Spent with each write's charge, Throttled for each 429 the engine gets.
 type Limiter interface {
 	Wait(ctx context.Context) error
 	Spent(ru float64)
@@ -71,35 +70,7 @@ type Options struct {
 	// never counts a rejection its file lost.
 	Rejected io.Writer
 
-	runID     string // the state's, for the tracking ids
-	writeCost *meanCost
-}
-
-// meanCost is the mean charge of the writes that succeeded, what a throttled attempt
-// is counted as for pacing (5 RU, a small item's create, until one has).
-type meanCost struct {
-	mu  sync.Mutex
-	sum float64
-	n   int
-}
-
-func (m *meanCost) add(ru float64) {
-	if ru <= 0 {
-		return
-	}
-	m.mu.Lock()
-	m.sum += ru
-	m.n++
-	m.mu.Unlock()
-}
-
-func (m *meanCost) get() float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n == 0 {
-		return 5
-	}
-	return m.sum / float64(m.n)
+	runID string // the state's, for the tracking ids
 }
 
 // Progress is a run's progress: the lines this process did (Rejected of them
@@ -161,6 +132,11 @@ func (o *Options) defaults() {
 	}
 }
 
+// throttledLineRetries is how many more times a line still throttled after the
+// engine's 429 retries (9, 30 s of waiting at most) is sent: a busy container slows an
+// import down, it does not fail its lines.
+const throttledLineRetries = 20
+
 type noLimit struct{}
 
 func (noLimit) Wait(ctx context.Context) error { return ctx.Err() }
@@ -212,7 +188,6 @@ type result struct {
 func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, error) {
 	o.defaults()
 	o.runID = st.RunID
-	o.writeCost = &meanCost{}
 	resumed := st.Runs > 0
 	st.Runs++
 	runCtx, stop := context.WithCancelCause(ctx)
@@ -398,19 +373,18 @@ func TrackingID(runID string, line int64) string { return fmt.Sprintf("%s:%d", r
 func write(ctx context.Context, o *Options, j job, resumed bool) result {
 	r := result{n: j.n, item: j.body}
 	var throttles atomic.Int64
+	sent, throttled := 0, 0
 	for attempt := 0; ; attempt++ {
+		if err := o.Limiter.Wait(ctx); err != nil {
+			r.out = outCancelled
+			break
+		}
 		op := o.Write
 		op.Database, op.Container = o.Target.Database, o.Target.Container
 		op.ID, op.PartitionKey, op.Body = j.id, j.pk, j.body
-		// Every attempt waits for the limiter, the engine's retries of a 429 too: they
-		// go out at the lowered rate, not all at once after the retry-after.
-		op.Pace = o.Limiter.Wait
 		op.Throttled = func(d time.Duration) {
 			throttles.Add(1)
 			o.Limiter.Throttled(d)
-			// A 429 costs no RU, so its retries would pass an RU limiter at once, as
-			// many as there are writers: for pacing it costs what a write does.
-			o.Limiter.Spent(o.writeCost.get())
 		}
 		switch o.Mode {
 		case Upsert:
@@ -418,18 +392,24 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 		default:
 			op.Kind, op.WriteRetries = engine.OpCreate, retries.WriteRetriesWithTrackingID
 			op.TrackingID = TrackingID(o.runID, j.n)
-			op.SentBefore = resumed || attempt > 0
+			op.SentBefore = resumed || sent > 0
 		}
+		sent++
 		res, err := o.Client.Execute(ctx, op)
 		if res != nil && res.Diagnostics != nil {
 			r.ru += res.Diagnostics.RequestCharge
 			o.Limiter.Spent(res.Diagnostics.RequestCharge)
-			if err == nil {
-				o.writeCost.add(res.RequestCharge)
-			}
 		}
 		r.out, r.reason, r.status = classify(ctx, o.Mode, res, err)
 		r.err = err
+		if r.out == outTransient && r.status == 429 && throttled < throttledLineRetries && ctx.Err() == nil {
+			// Still throttled after the engine's own retries: the container is busy,
+			// not down. The line waits for the limiter (paused and slowed by the
+			// 429s) and goes again, without using up its retries for availability.
+			throttled++
+			attempt--
+			continue
+		}
 		if r.out != outTransient || attempt >= o.LineRetries || !sleep(ctx, o.Clock, o.RetryWait<<attempt) {
 			if r.out == outTransient && ctx.Err() != nil {
 				r.out = outCancelled

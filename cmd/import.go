@@ -62,7 +62,8 @@ Throughput. --max-ru-per-second caps the RU the import spends (default: no cap).
 A 429 pauses every writer for the service's retry-after and lowers the import's
 own rate to 0.8x what it measured, climbing back 10 %/s while no 429 comes, so
 that the import does not take the container's whole throughput from its other
-clients. The engine retries each 429 itself (9 times, 30 s at most).
+clients. The engine retries each 429 itself (9 times, 30 s at most); a line still
+throttled after that is sent again, up to 20 times, without failing.
 
 Rejected lines: a line that is not a JSON object, has no string id, no value at
 the partition key path, or is over 2 MiB, and a write that failed, goes to the

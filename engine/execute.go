@@ -216,12 +216,6 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		case direct:
 			target = strings.TrimRight(replica.URL, "/")
 		}
-		if op.Pace != nil {
-			if err := op.Pace(ctx); err != nil {
-				res.err = err
-				return res
-			}
-		}
 		i := rec.begin(region.Name, target, reason)
 		if direct {
 			rec.setReplica(i, replica.URL, replica.Health.String())

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -82,11 +81,6 @@ type Operation struct {
 	// learning of the throttling only when the operation ends. It may be called from
 	// several goroutines (hedged attempts) and must not block.
 	Throttled func(retryAfter time.Duration)
-	// Pace, if set, is called before every attempt is sent, retries included, and the
-	// attempt waits for it: a bulk loader's RU/s limiter, so that a 429 retried by the
-	// engine goes out at the loader's lowered rate, not at once. An error (the context
-	// ended) ends the operation with it.
-	Pace func(ctx context.Context) error
 
 	// Query is the query of OpQuery and OpQueryPlan.
 	Query *cosmos.QuerySpec

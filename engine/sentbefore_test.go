@@ -103,21 +103,3 @@ func TestThrottledIsCalledBeforeTheRetryAfterIsWaited(t *testing.T) {
 		t.Fatalf("err %v, further calls %d", err, len(heard))
 	}
 }
-
-// Pace gates every attempt, the engine's own retries of a 429 included.
-func TestPaceIsAskedBeforeEveryAttempt(t *testing.T) {
-	tr := newFakeTransport(fakeAccount(false))
-	tr.on("http://east", reply{status: 429, retryAfter: time.Nanosecond}, reply{status: 429, retryAfter: time.Nanosecond}, reply{status: 200, charge: 1, body: `{}`})
-	c := newTestClient(t, tr, nil)
-	paced := 0
-	op := readOp()
-	op.Pace = func(context.Context) error { paced++; return nil }
-	res, err := c.Execute(context.Background(), op)
-	if err != nil || paced != 3 || len(res.Diagnostics.Attempts) != 3 {
-		t.Fatalf("err %v, paced %d, attempts %d", err, paced, len(res.Diagnostics.Attempts))
-	}
-	op.Pace = func(context.Context) error { return context.Canceled }
-	if _, err := c.Execute(context.Background(), op); err != context.Canceled {
-		t.Fatalf("a refused pace ends the operation: %v", err)
-	}
-}
