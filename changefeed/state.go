@@ -122,7 +122,11 @@ func (s *State) check(endpoint string, o *Options) error {
 	if o.PartitionKey != nil {
 		pk = o.PartitionKey.JSON()
 	}
+	var b bytes.Buffer
 	spk := strings.TrimSpace(string(s.PartitionKey))
+	if json.Compact(&b, s.PartitionKey) == nil {
+		spk = b.String()
+	}
 	if spk == "null" {
 		spk = ""
 	}
