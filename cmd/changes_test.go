@@ -183,6 +183,24 @@ func TestChangesStateResumes(t *testing.T) {
 	}
 }
 
+// A first run --from now with nothing new still saves where "now" was: the next run
+// prints what was written in between, and nothing older.
+func TestChangesFromNowSavesItsStartingPoint(t *testing.T) {
+	items := makeQueryItems(30)
+	srv := queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	if r := cosmosctl(t, "", "changes", "--from", "now", "--state", state); r.code != 0 || r.out != "" {
+		t.Fatalf("first run: exit %d, stdout %q, stderr %s", r.code, r.out, r.errOut)
+	}
+	more := newItems(0, 12)
+	upsertRaw(t, srv, more...)
+	r := cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 {
+		t.Fatalf("second run: exit %d: %s", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), itemIDs(more))
+}
+
 // --max-items N with --state: N changes, and the saved position is exactly after them,
 // also when N ends inside a batch.
 func TestChangesMaxItemsSavesAnExactPosition(t *testing.T) {
@@ -315,4 +333,57 @@ func itemIDs(items []qitem) []string {
 		out[i] = it.ID
 	}
 	return out
+}
+
+// failingWriter takes the first n writes and fails every later one (stdout closed).
+type failingWriter struct {
+	syncBuffer
+	n int
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	f.n--
+	ok := f.n >= 0
+	f.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("write /dev/stdout: broken pipe")
+	}
+	return f.syncBuffer.Write(p)
+}
+
+// A batch that could not be written is not in the saved position: the next run prints
+// it.
+func TestChangesAFailedWriteIsNotCheckpointed(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	io, _, errOut := testIO()
+	fw := &failingWriter{n: 2}
+	io.Out = fw
+	if code := Run(context.Background(), io, []string{"changes", "--state", state, "--page-size", "10"}); code == 0 {
+		t.Fatalf("exit 0 with stdout failing; stderr %s", errOut)
+	}
+	first := changeIDs(t, fw.String())
+	if len(first) != 20 {
+		t.Fatalf("the first run wrote %d items, want 2 batches of 10", len(first))
+	}
+	r := cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 {
+		t.Fatalf("resumed: exit %d: %s", r.code, r.errOut)
+	}
+	second := changeIDs(t, r.out)
+	for id := range first {
+		if second[id] > 0 {
+			t.Errorf("%s was written and saved, and printed again", id)
+		}
+	}
+	all := map[string]int{}
+	for id := range first {
+		all[id]++
+	}
+	for id := range second {
+		all[id]++
+	}
+	wantOnce(t, all, itemIDs(items))
 }
