@@ -50,7 +50,9 @@ Ctrl-C (exit 130). --max-items N stops after N changes.
 
 Output: one item a line (NDJSON), compact, written as the changes arrive, when
 stdout is not a terminal or with -o json or ndjson; on a terminal a table of the
-changes (time, range, id, partition key, size, LSN) as they arrive.
+changes (time, range, id, partition key, size, LSN) as they arrive. On a terminal
+stderr gets one line of totals at the end (changes, polls, RU, time);
+--diagnostics prints every poll instead.
 
 --state FILE keeps the position: the command resumes from the file when it
 exists (--from applies to a first run only) and saves it, atomically, after
@@ -194,7 +196,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		return changesError(err)
 	}
 	defer feed.Close()
-	r := &changesRun{o: o, io: io, feed: feed, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	r := &changesRun{o: o, io: io, feed: feed, start: time.Now(), ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.
@@ -217,6 +219,9 @@ type changesRun struct {
 	table   *output.ChangesTable
 	pkPaths []string
 	printed int
+	polls   int
+	charge  float64
+	start   time.Time
 	// pos is the position covering what is on stdout: the feed's state after the last
 	// batch written (or after a batch with nothing to write), or, when --max-items
 	// stopped the run inside a batch, the position after its last change printed. A
@@ -235,6 +240,10 @@ func (r *changesRun) read(ctx context.Context) error {
 			return err
 		}
 		r.diagnose(b)
+		if b.Info.Kind == changefeed.KindPoll {
+			r.polls++
+		}
+		r.charge += b.Info.RequestCharge
 		if b.Info.Err != nil && !r.o.conn.diagnostics {
 			fmt.Fprintf(r.io.ErrOut, "cosmosctl: warning: %s: %v; polling it again in %s\n", rangeLabel(b.RangeID), b.Info.Err, output.HumanDuration(b.Info.Wait))
 		}
@@ -301,6 +310,11 @@ func (r *changesRun) finish(ctx context.Context, runErr error) error {
 		_ = r.table.Close()
 	}
 	saveErr := r.save()
+	if r.io.ErrTTY && !r.o.conn.diagnostics {
+		st := r.o.conn.styles(r.io)
+		fmt.Fprintln(r.io.ErrOut, st.Faint(fmt.Sprintf("%s, %s, %.2f RU in %s", output.HumanCount(r.printed, "change"),
+			output.HumanCount(r.polls, "poll"), r.charge, output.HumanDuration(time.Since(r.start)))))
+	}
 	saved := ""
 	if r.o.state != "" && saveErr == nil {
 		saved = fmt.Sprintf("; the position is saved in %s: resume with --state %s", r.o.state, r.o.state)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,9 +137,12 @@ func TestChangesTableOnATerminal(t *testing.T) {
 	items := makeQueryItems(10)
 	queryAccount(t, items)
 	io, out, errOut := testIO()
-	io.OutTTY, io.OutWidth = true, 60
+	io.OutTTY, io.OutWidth, io.ErrTTY = true, 60, true
 	if code := Run(context.Background(), io, []string{"changes"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !regexp.MustCompile(`10 changes, \d+ polls, [\d.]+ RU in`).MatchString(errOut.String()) {
+		t.Errorf("no summary line on a terminal's stderr: %q", errOut)
 	}
 	plain := ansi.Strip(out.String())
 	lines := strings.Split(strings.TrimRight(plain, "\n"), "\n")
