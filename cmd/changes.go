@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,13 +56,15 @@ stderr gets one line of totals at the end (changes, polls, RU, time);
 --diagnostics prints every poll instead.
 
 --state FILE keeps the position: the command resumes from the file when it
-exists (--from applies to a first run only) and saves it, atomically, after
-every batch of changes is written to stdout, and when it stops (Ctrl-C
-included). The guarantee is at least once: a change is never lost, and the only
-changes printed again after a crash or kill -9 are those printed since the last
-save, at most one batch (--page-size) per range. With --max-items the saved
-position is exactly after the last change printed. The file belongs to one
-container (and --pk): another one's file is refused (exit 2).
+exists (--from applies to a first run only) and saves it, atomically, only
+once the changes it covers are written to stdout: every 0.1 s at most while
+changes keep coming, as soon as there is nothing new, and when the command
+stops (Ctrl-C included). The guarantee is at least once: a change is never
+lost, and the only changes printed again after a crash or kill -9 are those
+printed since the last save (about the last tenth of a second of output). With
+--max-items the saved position is exactly after the last change printed. The
+file belongs to one container (and --pk): another one's file is refused
+(exit 2).
 
 A poll that fails (throttled, timed out, a region down) is retried after the
 service's retry-after or a back-off and reported on stderr; without --follow
@@ -227,17 +230,24 @@ type changesRun struct {
 	// stopped the run inside a batch, the position after its last change printed. A
 	// batch whose write failed is not in it.
 	pos *changefeed.State
+	// dirty: pos is not saved yet; saved is when it last was, savedRanges what.
+	dirty       bool
+	saved       time.Time
+	savedRanges []byte
 }
 
 // read prints the changes as they come and saves the position after each batch.
 func (r *changesRun) read(ctx context.Context) error {
 	for {
-		b, err := r.feed.Next(ctx)
+		b, err := r.next(ctx)
 		if err != nil {
 			if errors.Is(err, goio.EOF) {
 				return nil
 			}
 			return err
+		}
+		if b == nil {
+			continue // the position was saved while nothing came
 		}
 		r.diagnose(b)
 		if b.Info.Kind == changefeed.KindPoll {
@@ -249,7 +259,7 @@ func (r *changesRun) read(ctx context.Context) error {
 		}
 		if len(b.Items) == 0 {
 			if r.o.state != "" {
-				r.pos = r.feed.State()
+				r.pos, r.dirty = r.feed.State(), true
 			}
 			continue
 		}
@@ -270,15 +280,38 @@ func (r *changesRun) read(ctx context.Context) error {
 		if pos == nil {
 			pos = r.feed.State()
 		}
-		r.pos = pos
+		r.pos, r.dirty = pos, r.o.state != ""
 		r.printed += len(items)
 		if r.o.maxItems > 0 && r.printed >= r.o.maxItems {
 			return nil
 		}
-		if err := r.save(); err != nil {
-			return err
+		if time.Since(r.saved) >= checkpointEvery {
+			if err := r.save(); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// checkpointEvery is how often, at most, --state is saved while batches come one after
+// another (a save is an fsync'd atomic replace, milliseconds: after every batch it
+// would be most of a catch-up's time); a position not saved yet is saved as soon as
+// the feed has nothing ready for that long, and when the command stops.
+const checkpointEvery = 100 * time.Millisecond
+
+// next is the feed's next batch. With a position not saved yet it waits only until
+// checkpointEvery after the last save, then saves and returns nil.
+func (r *changesRun) next(ctx context.Context) (*changefeed.Batch, error) {
+	if !r.dirty {
+		return r.feed.Next(ctx)
+	}
+	wait, cancel := context.WithTimeout(ctx, checkpointEvery-time.Since(r.saved))
+	defer cancel()
+	b, err := r.feed.Next(wait)
+	if err != nil && ctx.Err() == nil && wait.Err() != nil {
+		return nil, r.save()
+	}
+	return b, err
 }
 
 func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
@@ -294,12 +327,18 @@ func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
 
 // save writes the position to --state, if given.
 func (r *changesRun) save() error {
+	r.dirty, r.saved = false, time.Now()
 	if r.o.state == "" || r.pos == nil {
 		return nil
+	}
+	ranges, _ := json.Marshal(r.pos.Ranges)
+	if bytes.Equal(ranges, r.savedRanges) {
+		return nil // no range moved
 	}
 	if err := r.pos.Save(r.o.state); err != nil {
 		return fmt.Errorf("saving the change feed position: %w", err)
 	}
+	r.savedRanges = ranges
 	return nil
 }
 
