@@ -86,10 +86,11 @@ func TestContainerCommands(t *testing.T) {
 	if c.PartitionKeyKind != "MultiHash" || len(c.PartitionKeyPaths) != 2 || c.PartitionKeyVersion != 2 {
 		t.Fatalf("create: %+v", c)
 	}
-	// The emulator does not keep a default TTL: the command says so instead of
-	// implying it was applied.
-	if !strings.Contains(r.errOut, "did not keep the default TTL of 86400s") {
-		t.Fatalf("create --ttl against an account that drops it: %q", r.errOut)
+	if c.DefaultTTLSeconds == nil || *c.DefaultTTLSeconds != 86400 || strings.Contains(r.errOut, "did not keep") {
+		t.Fatalf("create --ttl 24h: default TTL %v, stderr %q; want 86400 s kept and no warning", c.DefaultTTLSeconds, r.errOut)
+	}
+	if r := cosmosctl(t, "", "container", "show", "events"); r.code != 0 || !strings.Contains(r.out, "86400s") {
+		t.Fatalf("show a container with a default TTL: %+v", r)
 	}
 	for _, bad := range []string{"0", "1.5s", "soon"} {
 		if r := cosmosctl(t, "", "container", "create", "bad", "--partition-key", "/a", "--ttl", bad); r.code != ExitUsage || !strings.Contains(r.errOut, "--ttl must be") {
@@ -137,8 +138,8 @@ func TestContainerCommands(t *testing.T) {
 func TestThroughputCommands(t *testing.T) {
 	testAccount(t)
 	tp := decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "show", "-o", "json"))
-	if tp.Mode != "manual" || tp.RUPerSecond != 400 || tp.OfferID == "" {
-		t.Fatalf("show default: %+v", tp)
+	if tp.Mode != "manual" || tp.RUPerSecond != 400 || tp.OfferID == "" || tp.MinRUPerSecond != 400 || tp.ReplacePending {
+		t.Fatalf("show default: %+v (want 400 RU/s manual, min 400, no replace pending)", tp)
 	}
 	tp = decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "set", "--throughput", "1200", "-o", "json"))
 	if tp.Mode != "manual" || tp.RUPerSecond != 1200 {
@@ -157,8 +158,8 @@ func TestThroughputCommands(t *testing.T) {
 		t.Fatal(r)
 	}
 	tp = decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "set", "auto", "--autoscale-max", "10000", "-o", "json"))
-	if tp.Mode != "autoscale" || tp.AutoscaleMaxRU != 10000 || tp.RUPerSecond != 1000 {
-		t.Fatalf("set autoscale: %+v", tp)
+	if tp.Mode != "autoscale" || tp.AutoscaleMaxRU != 10000 || tp.RUPerSecond != 1000 || tp.MinRUPerSecond != 1000 {
+		t.Fatalf("set autoscale: %+v (want max 10000, floor 1000, min 1000)", tp)
 	}
 	if r := cosmosctl(t, "", "throughput", "show", "auto"); r.code != 0 || !strings.Contains(r.out, "1000–10000 RU/s") {
 		t.Fatalf("show autoscale: %+v", r)
