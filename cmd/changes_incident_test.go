@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
@@ -59,5 +61,31 @@ func TestChangesSurvivesASickFirstRegion(t *testing.T) {
 				t.Fatalf("took %s", elapsed)
 			}
 		})
+	}
+}
+
+// TestChangesCatchesUpOnAThrottledContainer: the emulator throttles by provisioned
+// throughput (400 RU/s in its one range); catching up costs a few seconds of it. Polls
+// answered 429/3200 wait the service's retry-after and the feed is read to its end.
+func TestChangesCatchesUpOnAThrottledContainer(t *testing.T) {
+	srv := testAccount(t, func(c *emulator.Config) { c.Ranges = 1 })
+	pad := strings.Repeat("x", 2000)
+	var items []qitem
+	for i := 0; i < 400; i++ {
+		items = append(items, qitem{ID: fmt.Sprintf("t%04d", i), PK: fmt.Sprintf("p%d", i%7), Name: pad})
+	}
+	upsertRaw(t, srv, items...)
+	srv.SetEnforceThroughput(true)
+	start := time.Now()
+	r := cosmosctl(t, "", "changes", "--page-size", "100")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), itemIDs(items))
+	if n := srv.State().Throttled; n == 0 {
+		t.Fatal("no poll was throttled: the test shows nothing")
+	}
+	if elapsed := time.Since(start); elapsed > 60*time.Second {
+		t.Fatalf("took %s", elapsed)
 	}
 }
