@@ -41,11 +41,12 @@ import (
 
 // readmeNotRun are the examples the test does not run, by prefix, and why.
 var readmeNotRun = map[string]string{
-	"go run . hedge-test":          "compiles the module a second time; the command it runs, `cosmosctl hedge-test`, is run from the README's transcript",
-	"go test -race -count=1 ./...": "the test suite this test is part of",
-	"go test -run='^$' -fuzz=":     "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
-	"go test -run='^$' -bench=":    "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
-	"go build -o cosmosctl .":      "builds the binary this test runs: cosmosctlBinary builds it with go build",
+	"go run . hedge-test":                                     "compiles the module a second time; the command it runs, `cosmosctl hedge-test`, is run from the README's transcript",
+	"go test -race -count=1 ./...":                            "the test suite this test is part of",
+	"go test -run='^$' -fuzz=":                                "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
+	"go test -run='^$' -bench=":                               "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
+	"go build -o cosmosctl .":                                 "builds the binary this test runs: cosmosctlBinary builds it with go build",
+	"cosmosctl changes --from now --follow --state feed.json": "follows the feed until Ctrl-C; TestChangesFollowUntilInterrupted runs it and interrupts it (exit 130, the position saved and named on stderr)",
 }
 
 // readmeSmaller are examples run smaller than written, to keep the test bounded in time:
@@ -84,6 +85,7 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl import mixed.ndjson":                                             regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
 	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
 		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
+	"cosmosctl changes --state feed.json": regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
 		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
 }

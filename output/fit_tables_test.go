@@ -135,6 +135,7 @@ func fittedTables() []fittedTable {
 			cols:   diagnosticsColumns(tc.d),
 		})
 	}
+	tables = append(tables, changesFitted())
 	return append(tables, fittedTable{
 		name:    "diagnostics_realistic",
 		render:  func(w io.Writer, st Styles) error { return WriteDiagnostics(w, realisticDiagnostics(), st) },
