@@ -31,7 +31,7 @@ func CompletionFiles() map[string]string {
 const completionLong = `Print a script that makes your shell complete cosmosctl's commands, flags and
 values: profile names from the config file, the account's region names for
 --region, --exclude and --preferred-regions, and the choices of -o,
---write-retries, --connection-mode, --scenario and --effect.
+--write-retries, --connection-mode, import --mode, --scenario and --effect.
 
 Region names come from the account (GET /, with the same settings a command
 would use) and are cached for 5 minutes in cosmosctl/completion in the user

@@ -122,6 +122,7 @@ func TestEnumFlagCompletion(t *testing.T) {
 		{[]string{"emulator", "status", "-o", ""}, []string{"text", "json"}},
 		{[]string{"create", "--write-retries", ""}, []string{"off", "retries", "tracking-id"}},
 		{[]string{"patch", "--write-retries", ""}, []string{"off", "retries"}},
+		{[]string{"import", "x.ndjson", "--mode", ""}, []string{"create", "upsert"}},
 		{[]string{"read", "--connection-mode", ""}, []string{"gateway", "direct"}},
 		{[]string{"hedge-test", "--scenario", ""}, emulator.BuiltinScenarioNames()},
 		{[]string{"hedge-test", "--scenario", "th"}, []string{"throttle"}},

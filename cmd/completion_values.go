@@ -29,7 +29,7 @@ const completionTimeout = 2 * time.Second
 const noFiles = cobra.ShellCompDirectiveNoFileComp
 
 // fileFlags are the flags whose values are paths, left to the shell's file completion.
-var fileFlags = map[string]bool{"file": true, "key-file": true, "aad-token-file": true, "state": true}
+var fileFlags = map[string]bool{"file": true, "key-file": true, "aad-token-file": true, "state": true, "rejected": true}
 
 // registerCompletions attaches completion functions to every command of the tree: the
 // commands' files declare flags, and completion is decided here, in one place, by flag
@@ -108,6 +108,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 		}
 		return fixed("off\tambiguous failures surface (default)", "retries\tretry with back-off",
 			"tracking-id\tretry; create and replace add a _trackingId to resolve 409/412")
+	case "mode":
+		if c.Name() == "import" {
+			return fixed("create\tleave an item already stored, counted as already present (default)", "upsert\tcreate or replace every item")
+		}
 	case "auth":
 		return fixed("key\tsign with the account key (default)", "aad\tAzure AD (Entra ID) tokens")
 	case "connection-mode":

@@ -69,6 +69,7 @@ var readmeEnv = map[string]struct{ env, why string }{
 // readmeExitCodes are the examples that exit non-zero, as the README says they do.
 var readmeExitCodes = map[string]int{
 	"cosmosctl create -f order.json": ExitUnavailable, // "East US, the write region, refuses connections"
+	"cosmosctl import mixed.ndjson":  ExitPartial,     // "2 lines rejected"
 }
 
 // readmeShows are what an example must print (stdout and stderr together), because the
@@ -81,7 +82,10 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
 	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
-	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
+	"cosmosctl import mixed.ndjson":                                             regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
+	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
+		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
+	"cosmosctl changes --state feed.json": regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
 		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
 }
