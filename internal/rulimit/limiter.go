@@ -37,8 +37,12 @@ const (
 	slot   = 100 * time.Millisecond
 	// minCharge is the least a request costs, and so the balance one needs to go.
 	minCharge = 1.0
-	// minRate is the lowest rate a decrease goes to, so that a job keeps moving.
-	minRate = 1.0
+	// minRate is the lowest rate a decrease goes to, so that a job keeps moving; and
+	// floorShare of the highest rate the job was measured at when a 429 came: 429s that
+	// keep coming whatever the rate (a fault rule, another client's burst) must not take
+	// a job down to nothing. Below that, the retry-after pauses do the slowing.
+	minRate    = 1.0
+	floorShare = 0.10
 	// unlimitedAbove: with no user cap, a rate climbed back to this many times what the
 	// job now spends no longer limits anything, and the limiter stops limiting.
 	unlimitedAbove = 4.0
@@ -57,8 +61,9 @@ type Limiter struct {
 	// charge larger than the balance is being paid off.
 	rate, balance float64
 	last          time.Time
-	// base is the rate right after the last decrease, what the climb adds to.
-	base       float64
+	// base is the rate right after the last decrease, what the climb adds to; peak the
+	// highest RU/s measured when a 429 came, which sets the floor of a decrease.
+	base, peak float64
 	throttled  time.Time // the last decrease
 	pauseUntil time.Time
 	throttles  int64
@@ -138,7 +143,8 @@ func (l *Limiter) Spent(ru float64) {
 
 // Throttled records a 429: every sender pauses for retryAfter, and, unless a decrease
 // happened within the last second, the rate drops to 0.8× the RU/s measured over the
-// last two seconds (never below 1 RU/s, never above the user's cap).
+// last two seconds (never below a tenth of the highest rate measured at a 429, nor
+// 1 RU/s; never above the user's cap).
 func (l *Limiter) Throttled(retryAfter time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -152,6 +158,7 @@ func (l *Limiter) Throttled(retryAfter time.Duration) {
 		return
 	}
 	measured := l.measured(now)
+	l.peak = max(l.peak, measured)
 	next := decrease * measured
 	if l.rate > 0 && (measured == 0 || next > decrease*l.rate) {
 		next = decrease * l.rate
@@ -159,7 +166,7 @@ func (l *Limiter) Throttled(retryAfter time.Duration) {
 	if next == 0 {
 		return // nothing measured and no rate to lower: the pause is all there is to do
 	}
-	next = max(next, minRate)
+	next = max(next, minRate, floorShare*l.peak)
 	if l.limit > 0 {
 		next = min(next, l.limit)
 	}

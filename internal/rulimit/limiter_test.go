@@ -207,3 +207,23 @@ func TestBadChargesAndCapsAreIgnored(t *testing.T) {
 		t.Fatalf("rate %v measured %v, want 0 and 0", l.Rate(), l.Measured())
 	}
 }
+
+func TestA429ThatKeepsComingDoesNotTakeTheRateBelowATenthOfThePeak(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	for range 20 {
+		l.Spent(100) // 1,000 RU/s
+		clk.Advance(100 * time.Millisecond)
+	}
+	// A 429 every second for a minute, whatever the job spends: each one cuts.
+	for range 60 {
+		l.Throttled(0)
+		for range 10 {
+			l.Spent(l.Rate() / 10)
+			clk.Advance(100 * time.Millisecond)
+		}
+	}
+	if r := l.Rate(); math.Abs(r-100) > 1 {
+		t.Fatalf("rate after a minute of 429s = %.1f RU/s, want the floor 100 (a tenth of the 1,000 measured at the first)", r)
+	}
+}
