@@ -58,7 +58,11 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
-	return fmt.Sprintf("the import completed, but %s of its %s lines were rejected or failed: they are in %s", progress.Thousands(e.Rejected), progress.Thousands(e.Lines), e.File)
+	verb, pronoun := "were", "they are"
+	if e.Rejected == 1 {
+		verb, pronoun = "was", "it is"
+	}
+	return fmt.Sprintf("the import completed, but %s of its %s lines %s rejected or failed: %s in %s", progress.Thousands(e.Rejected), progress.Thousands(e.Lines), verb, pronoun, e.File)
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.

@@ -286,7 +286,11 @@ func jsonLine(v any) ([]byte, error) {
 // resume.
 func (o *importOptions) notes(io *IOStreams, input string, rep *bulk.Report, rejPath string, err error) {
 	if n := rep.Rejected(); n > 0 {
-		fmt.Fprintf(io.ErrOut, "cosmosctl: %s rejected, with their line numbers and reasons, in %s\n", output.HumanCount(int(n), "line"), rejPath)
+		whose := "their line numbers and reasons"
+		if n == 1 {
+			whose = "its line number and reason"
+		}
+		fmt.Fprintf(io.ErrOut, "cosmosctl: %s rejected, with %s, in %s\n", output.HumanCount(int(n), "line"), whose, rejPath)
 	}
 	if rep.Complete {
 		return
