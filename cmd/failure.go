@@ -26,6 +26,7 @@ const (
 	errorKindAuth        = "auth"        // no credential: nothing was sent
 	errorKindInterrupted = "interrupted" // Ctrl-C or SIGTERM
 	errorKindBreach      = "threshold_breach"
+	errorKindPartial     = "partial" // import: completed, some lines rejected or failed
 )
 
 func failureJSON(err error, code int) *failureObject {
@@ -49,6 +50,7 @@ func classifyFailure(e *output.ErrorObject, err error) {
 		ie *engine.InputError
 		ae *AuthError
 		tb *ThresholdBreachError
+		pe *PartialError
 	)
 	switch {
 	case errors.Is(err, errInterrupted):
@@ -59,6 +61,8 @@ func classifyFailure(e *output.ErrorObject, err error) {
 		e.Kind, e.Code = errorKindAuth, "AuthenticationFailed"
 	case errors.As(err, &tb):
 		e.Kind, e.Code = errorKindBreach, "ThresholdBreached"
+	case errors.As(err, &pe):
+		e.Kind, e.Code = errorKindPartial, "PartiallyImported"
 	}
 }
 
