@@ -1,0 +1,285 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// exportLines parses NDJSON into items and fails on anything else.
+func exportLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if l == "" && i == 0 {
+			continue
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d is not a JSON object: %q", i+1, l)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// exportedIDs are the ids of the exported lines, sorted, and fails the test when one is
+// there twice.
+func exportedIDs(t *testing.T, s string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var ids []string
+	for _, v := range exportLines(t, s) {
+		id, _ := v["id"].(string)
+		if seen[id] {
+			t.Fatalf("item %q is in the export twice", id)
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func qids(items []qitem) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestExportEveryFlag: each source and flag on the emulator's four ranges.
+func TestExportEveryFlag(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	testAccountWith(t, items)
+	// One item written with write retries that leave a _trackingId in it.
+	if r := cosmosctl(t, `{"id":"tracked","pk":"p1","n":1000}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	all := append(qids(items), "tracked")
+	slices.Sort(all)
+	p3 := qids(where(items, func(i qitem) bool { return i.PK == "p3" }))
+	red := qids(where(items, func(i qitem) bool { return i.Cat == "red" && i.N > 30 }))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+		// check looks at every exported item.
+		check func(t *testing.T, item map[string]any)
+	}{
+		{"every item, on stdout, system properties kept", nil, all, func(t *testing.T, it map[string]any) {
+			for _, p := range []string{"_rid", "_self", "_etag", "_ts", "_attachments"} {
+				if _, ok := it[p]; !ok {
+					t.Fatalf("%s missing without --strip-system: %v", p, it)
+				}
+			}
+		}},
+		{"a query with a parameter", []string{"--query", "SELECT * FROM c WHERE c.cat = @cat AND c.n > 30", "--param", "@cat=red"}, red, nil},
+		{"a partition key", []string{"--pk", "p3"}, p3, nil},
+		{"a query within a partition key", []string{"--query", "SELECT * FROM c WHERE c.n >= 0", "--pk", "p3"}, p3, nil},
+		{"small pages, two at a time", []string{"--page-size", "7", "--parallelism", "2"}, all, nil},
+		{"--strip-system", []string{"--strip-system"}, all, func(t *testing.T, it map[string]any) {
+			for _, p := range []string{"_rid", "_self", "_etag", "_ts", "_attachments"} {
+				if _, ok := it[p]; ok {
+					t.Fatalf("%s kept with --strip-system: %v", p, it)
+				}
+			}
+			if it["id"] == "tracked" && it["_trackingId"] == nil {
+				t.Fatalf("_trackingId dropped without --strip-tracking-id: %v", it)
+			}
+			if it["id"] != "tracked" && it["cat"] == nil {
+				t.Fatalf("a property of the item was dropped: %v", it)
+			}
+		}},
+		{"--strip-system --strip-tracking-id", []string{"--strip-system", "--strip-tracking-id"}, all, func(t *testing.T, it map[string]any) {
+			for p := range it {
+				if strings.HasPrefix(p, "_") {
+					t.Fatalf("%s kept: %v", p, it)
+				}
+			}
+		}},
+		{"--strip-tracking-id alone", []string{"--strip-tracking-id"}, all, func(t *testing.T, it map[string]any) {
+			if _, ok := it["_trackingId"]; ok || it["_rid"] == nil {
+				t.Fatalf("%v", it)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, toFile := range []bool{false, true} {
+				args := append([]string{"export"}, tc.args...)
+				path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".ndjson")
+				if toFile {
+					args = append(args, "--output", path)
+				}
+				r := cosmosctl(t, "", args...)
+				if r.code != 0 {
+					t.Fatalf("exit %d: %s", r.code, r.errOut)
+				}
+				got := r.out
+				if toFile {
+					if r.out != "" {
+						t.Fatalf("with --output stdout must stay empty: %q", r.out)
+					}
+					b, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = string(b)
+				}
+				if ids := exportedIDs(t, got); !slices.Equal(ids, tc.want) {
+					t.Fatalf("exported %d items %v\nwant %d %v", len(ids), ids, len(tc.want), tc.want)
+				}
+				if tc.check != nil {
+					for _, it := range exportLines(t, got) {
+						tc.check(t, it)
+					}
+				}
+			}
+		})
+	}
+}
+
+// testAccountWith is queryAccount: the test account with items, four ranges.
+func testAccountWith(t *testing.T, items []qitem, mutate ...func(*emulator.Config)) *emulator.Server {
+	t.Helper()
+	return queryAccount(t, items, mutate...)
+}
+
+// TestExportBadInputIsOneLineAndExitCode2: before anything is read or written.
+func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
+	testAccountWith(t, makeQueryItems(8))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.ndjson")
+	garbage := filepath.Join(dir, "garbage.state")
+	os.WriteFile(garbage, []byte("not a state"), 0o600)
+	// A state of another query: written by a completed export of a query.
+	other := filepath.Join(dir, "other.state")
+	otherOut := filepath.Join(dir, "other.ndjson")
+	if r := cosmosctl(t, "", "export", "--query", "SELECT * FROM c WHERE c.n > 3", "--output", otherOut, "--state", other); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--state without --output", []string{"--state", filepath.Join(dir, "s")}, "--state needs --output FILE"},
+		{"a format for --output", []string{"--output", "json"}, `give --output ./json`},
+		{"--param without --query", []string{"--param", "@a=1"}, "--param is a parameter of --query"},
+		{"an empty query", []string{"--query", " "}, "--query is empty"},
+		{"a bad parameter", []string{"--query", "SELECT * FROM c", "--param", "a=1"}, "the name must be @"},
+		{"page size", []string{"--page-size", "0"}, "--page-size must be between 1 and 1000"},
+		{"parallelism", []string{"--parallelism", "99"}, "--parallelism must be between 1 and 32"},
+		{"negative RU", []string{"--max-ru-per-second", "-5"}, "--max-ru-per-second must not be negative"},
+		{"progress", []string{"--progress", "dots"}, "--progress must be bar, json or off"},
+		{"an argument", []string{"SELECT * FROM c"}, "export takes no arguments"},
+		{"a directory for --output", []string{"--output", dir}, "is a directory"},
+		{"state and output the same file", []string{"--output", out, "--state", out}, "are the same file"},
+		{"a state file that is not one", []string{"--output", out, "--state", garbage}, "is not an export's state"},
+		{"another query's state", []string{"--output", otherOut, "--state", other}, "is for another export: its query is"},
+		{"another output's state", []string{"--query", "SELECT * FROM c WHERE c.n > 3", "--output", out, "--state", other}, "its output file is"},
+		{"bad SQL", []string{"--query", "SELEC nonsense"}, ""},
+		{"an unknown flag", []string{"--bogus"}, "unknown flag"},
+		{"-o is not a file", []string{"-o", "x.ndjson"}, "unknown shorthand flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadFile(otherOut)
+			r := cosmosctl(t, "", append([]string{"export"}, tc.args...)...)
+			if r.code != ExitUsage || r.out != "" || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 || !strings.HasPrefix(r.errOut, "Error: ") || !strings.Contains(r.errOut, tc.want) {
+				t.Fatalf("exit %d (want 2), stdout %q, stderr %q (want one line with %q)", r.code, r.out, r.errOut, tc.want)
+			}
+			if after, _ := os.ReadFile(otherOut); string(after) != string(before) {
+				t.Fatal("a refused export changed another export's file")
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatal("a refused export created its output file")
+			}
+		})
+	}
+}
+
+// TestExportStateResumesAndACompleteExportDoesNothing: in-process, an export stopped
+// (Ctrl-C, while later pages hang) with --state says how to resume and exits 130; the
+// same command resumes; the file holds every item once; once complete, a run does
+// nothing.
+func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	// Pages of one item, 20 ms each: 2.4 s in all, far longer than the test takes to
+	// make the later pages hang once the first item is in the file.
+	srv := testAccountWith(t, items, func(c *emulator.Config) {
+		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
+	})
+	dir := t.TempDir()
+	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
+	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams, _, errOut := testIO()
+	done := make(chan int, 1)
+	// Hang the query's pages once an item is in the file: the export then waits on a
+	// page when Ctrl-C comes.
+	go func() { done <- Run(ctx, streams, args) }()
+	waitFor(t, 30*time.Second, func() bool {
+		b, _ := os.ReadFile(out)
+		return len(b) > 0
+	})
+	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectHang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("export did not stop on Ctrl-C")
+	}
+	srv.Faults().Remove(rule.ID)
+	if code != ExitInterrupted || !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume") ||
+		!strings.Contains(errOut.String(), "Error: interrupted: export after ") {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	first, _ := os.ReadFile(out)
+	n := len(exportLines(t, string(first)))
+	if n == 0 || n >= len(items) {
+		t.Fatalf("%d items before the interrupt", n)
+	}
+	r := cosmosctl(t, "", args...)
+	if r.code != 0 || r.out != "" {
+		t.Fatalf("resume: %+v", r)
+	}
+	b, _ := os.ReadFile(out)
+	if ids := exportedIDs(t, string(b)); !slices.Equal(ids, qids(items)) {
+		t.Fatalf("after resuming the file holds %d items: %v", len(ids), ids)
+	}
+	r = cosmosctl(t, "", args...)
+	if r.code != 0 || !strings.Contains(r.errOut, "is complete (120 items in "+out+"): nothing to do") {
+		t.Fatalf("a complete export again: %+v", r)
+	}
+	if again, _ := os.ReadFile(out); string(again) != string(b) {
+		t.Fatal("a complete export's file changed")
+	}
+}
+
+// waitFor polls cond every 10 ms until it holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
