@@ -11,7 +11,6 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 )
 
-
 // Page is what one Next of a Source returns: items (maybe none, for a request that
 // brought none yet) and what the requests behind them cost.
 type Page struct {
