@@ -283,3 +283,97 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestExportSurvivesASickFirstRegion: the incident path. Whatever is wrong with the first
+// region, the export completes from the others with every item once, each page bounded
+// by the attempt timeout or a hedge.
+func TestExportSurvivesASickFirstRegion(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	hedged := []string{"--hedge-threshold", "50ms", "--attempt-timeout", "500ms"}
+	for _, tc := range []struct {
+		name string
+		rule faults.Rule
+		args []string
+	}{
+		{"hung, hedged", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectHang}, hedged},
+		{"hung, not hedged: the attempt timeout fails pages over", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectHang},
+			[]string{"--attempt-timeout", "300ms"}},
+		{"refusing connections", faults.Rule{Region: "East US", Effect: faults.EffectRefuse}, hedged},
+		{"throttling", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectStatus, Status: 429,
+			RetryAfter: faults.Duration(20 * time.Millisecond)}, hedged},
+		{"throttling, with an RU cap", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectStatus, Status: 429,
+			RetryAfter: faults.Duration(20 * time.Millisecond)}, append([]string{"--max-ru-per-second", "100000"}, hedged...)},
+		{"slow", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectDelay,
+			Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(2 * time.Second)}}, hedged},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testAccountWith(t, items)
+			// A command before the incident saves the account's topology, as an
+			// operator's earlier commands did.
+			if r := cosmosctl(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.code != 0 {
+				t.Fatalf("before the fault: %+v", r)
+			}
+			if _, err := srv.AddFault(tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			out := filepath.Join(dir, "items.ndjson")
+			start := time.Now()
+			r := cosmosctl(t, "", append([]string{"export", "--page-size", "20", "--output", out, "--state", filepath.Join(dir, "s")}, tc.args...)...)
+			elapsed := time.Since(start)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			}
+			b, _ := os.ReadFile(out)
+			if got := exportedIDs(t, string(b)); !slices.Equal(got, qids(items)) {
+				t.Fatalf("exported %d items, want %d", len(got), len(items))
+			}
+			// Generous: pages of at most an attempt timeout or a hedge each, in
+			// parallel over four ranges, on a loaded machine.
+			if elapsed > 30*time.Second {
+				t.Fatalf("took %s", elapsed)
+			}
+		})
+	}
+}
+
+// TestAStrippedExportReImports: the file of --strip-system --strip-tracking-id creates
+// every item again, line by line, in another account (with cosmosctl create, as import
+// does), and an export of that account is the same file but for order.
+func TestAStrippedExportReImports(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	testAccountWith(t, items)
+	if r := cosmosctl(t, `{"id":"tracked","pk":"p1","nested":{"_rid":"stays"}}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	r := cosmosctl(t, "", "export", "--strip-system", "--strip-tracking-id")
+	if r.code != 0 {
+		t.Fatalf("export: %+v", r)
+	}
+	exported := r.out
+	lines := strings.Split(strings.TrimSuffix(exported, "\n"), "\n")
+	if len(lines) != len(items)+1 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	testAccount(t) // a new, empty account
+	for _, l := range lines {
+		if r := cosmosctl(t, l, "create", "-f", "-"); r.code != 0 {
+			t.Fatalf("re-creating %s: exit %d: %s", l, r.code, r.errOut)
+		}
+	}
+	r = cosmosctl(t, "", "export", "--strip-system", "--strip-tracking-id")
+	if r.code != 0 {
+		t.Fatalf("export of the copy: %+v", r)
+	}
+	sorted := func(s string) []string {
+		out := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		slices.Sort(out)
+		return out
+	}
+	if a, b := sorted(exported), sorted(r.out); !slices.Equal(a, b) {
+		t.Fatalf("the copy's export differs:\n%v\n%v", a[:3], b[:3])
+	}
+	if !strings.Contains(exported, `"nested":{"_rid":"stays"}`) {
+		t.Fatal("a nested _rid is the item's own and must stay")
+	}
+}
