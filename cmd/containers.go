@@ -155,11 +155,9 @@ conflict resolution, the number of partition key ranges, and its throughput.
 			}
 			n := len(ranges)
 			out.PartitionKeyRanges = &n
-			offers, err := r.offers(c.Context())
-			if err != nil {
+			if out.Throughput, err = r.throughputOfOne(c.Context(), d.RID, "container "+name, false); err != nil {
 				return err
 			}
-			out.Throughput = throughputOf(offers, d.RID, "container "+name, false)
 			return r.print(out, func() error { return output.WriteContainer(io.Out, io.outStyles(o.conn.noColor), out) })
 		},
 	}

@@ -199,11 +199,11 @@ func newDBShowCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			offers, err := r.offers(c.Context())
+			tp, err := r.throughputOfOne(c.Context(), d.RID, "database "+d.ID, true)
 			if err != nil {
 				return err
 			}
-			out := output.DatabaseInfo{ID: d.ID, RID: d.RID, Throughput: throughputOf(offers, d.RID, "database "+d.ID, true)}
+			out := output.DatabaseInfo{ID: d.ID, RID: d.RID, Throughput: tp}
 			return r.print(out, func() error {
 				return output.WriteDatabases(io.Out, io.outStyles(o.conn.noColor), []output.DatabaseInfo{out})
 			})
@@ -357,8 +357,8 @@ type offer struct {
 	header http.Header
 }
 
-// offers reads the account's offers feed (the SDKs query it for one offerResourceId;
-// reading the feed answers ls for every resource at once).
+// offers reads the account's offers feed: one read answers ls for every resource at
+// once. For one resource, offerOf queries for it instead.
 func (r *resourceRun) offers(ctx context.Context) ([]offer, error) {
 	var out []offer
 	err := r.feed(ctx, "/offers", "", "offers", func(body []byte) error {
@@ -370,6 +370,52 @@ func (r *resourceRun) offers(ctx context.Context) ([]offer, error) {
 		return err
 	})
 	return out, err
+}
+
+// offerOf finds the offer of the resource with _rid rid by querying the offers feed for
+// its offerResourceId, as the SDKs do: one small answer however many containers the
+// account has. nil when the resource has no offer of its own.
+func (r *resourceRun) offerOf(ctx context.Context, rid, resource string) (*offer, error) {
+	spec := cosmos.QuerySpec{Query: "SELECT * FROM root r WHERE r.offerResourceId = @rid",
+		Parameters: []cosmos.QueryParameter{{Name: "@rid", Value: json.RawMessage(strconv.Quote(rid))}}}
+	body, _ := json.Marshal(spec)
+	cont := ""
+	for {
+		h := http.Header{}
+		h.Set("Content-Type", "application/query+json")
+		h.Set(cosmos.HeaderIsQuery, "True")
+		if cont != "" {
+			h.Set(cosmos.HeaderContinuation, cont)
+		}
+		resp, err := r.send(ctx, engine.MetadataRequest{Method: http.MethodPost, Path: "/offers", ResourceType: "offers",
+			Header: h, Body: body, Read: true}, "the offer of "+resource)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Offers []offer `json:"Offers"`
+		}
+		if err := json.Unmarshal(resp.Body, &page); err != nil {
+			return nil, fmt.Errorf("the account's answer to a query of its offers is not an offers feed: %v", err)
+		}
+		for i := range page.Offers {
+			if page.Offers[i].OfferResourceID == rid {
+				return &page.Offers[i], nil
+			}
+		}
+		if cont = resp.Header.Get(cosmos.HeaderContinuation); cont == "" {
+			return nil, nil
+		}
+	}
+}
+
+// throughputOfOne is the throughput of one resource, from its offer found by a query.
+func (r *resourceRun) throughputOfOne(ctx context.Context, rid, resource string, isDB bool) (*output.ThroughputInfo, error) {
+	of, err := r.offerOf(ctx, rid, resource)
+	if err != nil || of == nil {
+		return throughputOf(nil, rid, resource, isDB), err
+	}
+	return throughputOf([]offer{*of}, rid, resource, isDB), nil
 }
 
 // throughputOf is the throughput of the resource with _rid rid, from its offer; a

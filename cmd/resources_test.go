@@ -137,8 +137,8 @@ func TestContainerCommands(t *testing.T) {
 func TestThroughputCommands(t *testing.T) {
 	testAccount(t)
 	tp := decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "show", "-o", "json"))
-	if tp.Mode != "manual" || tp.RUPerSecond != 400 || tp.OfferID == "" {
-		t.Fatalf("show default: %+v", tp)
+	if tp.Mode != "manual" || tp.RUPerSecond != 400 || tp.OfferID == "" || tp.MinRUPerSecond != 400 || tp.ReplacePending {
+		t.Fatalf("show default: %+v (want 400 RU/s manual, min 400, no replace pending)", tp)
 	}
 	tp = decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "set", "--throughput", "1200", "-o", "json"))
 	if tp.Mode != "manual" || tp.RUPerSecond != 1200 {
@@ -157,8 +157,8 @@ func TestThroughputCommands(t *testing.T) {
 		t.Fatal(r)
 	}
 	tp = decode[output.ThroughputInfo](t, cosmosctl(t, "", "throughput", "set", "auto", "--autoscale-max", "10000", "-o", "json"))
-	if tp.Mode != "autoscale" || tp.AutoscaleMaxRU != 10000 || tp.RUPerSecond != 1000 {
-		t.Fatalf("set autoscale: %+v", tp)
+	if tp.Mode != "autoscale" || tp.AutoscaleMaxRU != 10000 || tp.RUPerSecond != 1000 || tp.MinRUPerSecond != 1000 {
+		t.Fatalf("set autoscale: %+v (want max 10000, floor 1000, min 1000)", tp)
 	}
 	if r := cosmosctl(t, "", "throughput", "show", "auto"); r.code != 0 || !strings.Contains(r.out, "1000–10000 RU/s") {
 		t.Fatalf("show autoscale: %+v", r)

@@ -69,14 +69,13 @@ func (r *resourceRun) findOffer(ctx context.Context, args []string) (*resolvedOf
 	default:
 		return nil, usageErrorf("--level must be container or database, not %q", r.o.level)
 	}
-	offers, err := r.offers(ctx)
+	of, err := r.offerOf(ctx, rid, resource)
 	if err != nil {
 		return nil, err
 	}
-	for _, of := range offers {
-		if of.OfferResourceID != rid {
-			continue
-		}
+	if of != nil {
+		// The query's answer has the offer; reading it gives the headers its throughput
+		// response carries (minimum throughput, replace pending), as the SDKs do.
 		resp, err := r.send(ctx, engine.MetadataRequest{Method: http.MethodGet, Path: "/offers/" + of.ID,
 			ResourceType: "offers", ResourceLink: strings.ToLower(of.ID)}, "the offer of "+resource)
 		if err != nil {

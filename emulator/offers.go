@@ -31,6 +31,8 @@ const (
 
 	headerOfferThroughput = "x-ms-offer-throughput"
 	headerOfferAutoscale  = "x-ms-cosmos-offer-autopilot-settings"
+	headerMinThroughput   = "x-ms-cosmos-min-throughput"
+	headerReplacePending  = "x-ms-offer-replace-pending"
 
 	defaultThroughput   = 400
 	minThroughput       = 400
@@ -382,6 +384,7 @@ func (s *Server) serveOffers(req *request, segs []string) {
 	}
 	switch req.r.Method {
 	case http.MethodGet:
+		setOfferHeaders(req.w.Header(), recs[idx])
 		s.answerResource(req, http.StatusOK, offerJSON(targets[idx], recs[idx]), nil)
 	case http.MethodPut:
 		if !s.writeAllowed(req) {
@@ -449,5 +452,20 @@ func (s *Server) replaceOffer(req *request, t offerTarget) {
 		s.writeError(req, e, chargeMetadata)
 		return
 	}
+	setOfferHeaders(req.w.Header(), rec)
 	s.answerResource(req, http.StatusOK, offerJSON(t, rec), nil)
+}
+
+// setOfferHeaders adds what the service sends with a single offer (the SDKs' throughput
+// responses read both): the lowest throughput it may be set to now — the service's floor,
+// 400 RU/s manual or an autoscale maximum of 1,000 RU/s, since the emulator keeps no data
+// that would raise it — and whether a replace is still being carried out, which is never
+// so here: the emulator applies a replace at once.
+func setOfferHeaders(h http.Header, rec offerRecord) {
+	floor := minThroughput
+	if rec.autoscale() {
+		floor = minAutoscaleMax
+	}
+	h.Set(headerMinThroughput, strconv.Itoa(floor))
+	h.Set(headerReplacePending, "false")
 }

@@ -85,6 +85,9 @@ func TestSDKReadsAndReplacesContainerThroughput(t *testing.T) {
 	if n, ok := tp.ThroughputProperties.ManualThroughput(); !ok || n != 400 {
 		t.Errorf("a container created without throughput has %d RU/s (manual %v), want 400", n, ok)
 	}
+	if tp.MinThroughput == nil || *tp.MinThroughput != 400 || tp.IsReplacePending {
+		t.Errorf("the SDK read min throughput %v, replace pending %v; want 400 and false", tp.MinThroughput, tp.IsReplacePending)
+	}
 	if _, err := c.container.ReplaceThroughput(ctx, azcosmos.NewManualThroughputProperties(1200), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +124,9 @@ func TestSDKAutoscaleContainerAndSharedDatabaseThroughput(t *testing.T) {
 	}
 	if m, ok := tp.ThroughputProperties.AutoscaleMaxThroughput(); !ok || m != 4000 {
 		t.Errorf("autoscale max %d (%v), want 4000", m, ok)
+	}
+	if tp.MinThroughput == nil || *tp.MinThroughput != 1000 {
+		t.Errorf("the SDK read min throughput %v for autoscale, want 1000 (the lowest autoscale maximum)", tp.MinThroughput)
 	}
 	if _, err := ac.ReplaceThroughput(ctx, azcosmos.NewAutoscaleThroughputProperties(6000), nil); err != nil {
 		t.Fatal(err)

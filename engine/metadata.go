@@ -30,13 +30,16 @@ type MetadataRequest struct {
 	ExcludeRegions      []string
 	// E2ETimeout bounds the whole request, every region it tries (0: no bound).
 	E2ETimeout time.Duration
+	// Read marks a POST that only reads, a query of a metadata feed (the offers of one
+	// resource): it is routed and failed over like a GET.
+	Read bool
 }
 
 // Metadata sends a resource request through the effective regions. A GET is a read of
 // metadata that is the same in every region: it goes to the effective read regions in
 // turn until one gives a final answer, each attempt bounded by the metadata attempt
-// timeout, so that a region that hangs or is down does not stop `db ls`. Any other
-// method is a write, sent once to the first effective write region: a create or replace
+// timeout, so that a region that hangs or is down does not stop `db ls`; so does a query
+// of a metadata feed (Read). Any other method is a write, sent once to the first effective write region: a create or replace
 // whose answer is lost may have been applied, and is not sent again. An answer of 400 or
 // more comes back as the error (a *cosmos.Error) with the response.
 func (c *Client) Metadata(ctx context.Context, r MetadataRequest) (*cosmos.Response, *Diagnostics, error) {
@@ -53,7 +56,7 @@ func (c *Client) Metadata(ctx context.Context, r MetadataRequest) (*cosmos.Respo
 		}
 		return nil, rec.snapshot(), err
 	}
-	write := r.Method != http.MethodGet
+	write := r.Method != http.MethodGet && !r.Read
 	plan, err := c.plan(acct, r.ExcludeRegions, write)
 	if err != nil {
 		return nil, rec.snapshot(), err

@@ -1,0 +1,250 @@
+// Package rulimit paces the requests of a long-running job (import, export) by the
+// request units they cost, so that the job neither exceeds the RU/s its user allows
+// (--max-ru-per-second) nor keeps taking the whole of a container's throughput once the
+// service says it is over (429).
+//
+// It is a token bucket in request units with debt: a request may go while the balance
+// holds at least one request unit, and its charge, known only from the answer, is taken
+// afterwards (Spent).
+// A 429 pauses every sender for the service's retry-after and lowers the rate to a
+// fraction of what was measured (multiplicative decrease); without throttling the rate
+// climbs back (additive increase) up to the user's cap. The package reads time only
+// through a clock.Clock, so tests drive it deterministically.
+package rulimit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+)
+
+const (
+	// decrease is the share of the measured RU/s kept after a 429: the service said the
+	// container is over, so the job gives back a fifth of what it was taking.
+	decrease = 0.8
+	// increasePerSecond is how fast the rate climbs back without 429s, as a share of the
+	// rate after the last decrease per second (additive: linear in time).
+	increasePerSecond = 0.10
+	// quiet is how long after a 429 before the rate starts climbing again, and the
+	// shortest time between two decreases: the 429s of requests that were already in
+	// flight when the first came back are the same overload, not a new one.
+	quiet = time.Second
+	// window is how far back the measured RU/s looks, in slots of slot.
+	window = 2 * time.Second
+	slot   = 100 * time.Millisecond
+	// minCharge is the least a request costs, and so the balance one needs to go.
+	minCharge = 1.0
+	// minRate is the lowest rate a decrease goes to, so that a job keeps moving.
+	minRate = 1.0
+	// unlimitedAbove: with no user cap, a rate climbed back to this many times what the
+	// job now spends no longer limits anything, and the limiter stops limiting.
+	unlimitedAbove = 4.0
+)
+
+// Limiter paces requests by their request charge. Its methods are safe for concurrent
+// use by every sender of a job.
+type Limiter struct {
+	clk clock.Clock
+	// limit is the user's cap in RU/s (0: none).
+	limit float64
+
+	mu sync.Mutex
+	// rate is the RU/s allowed now (0: unlimited); balance the request units that may
+	// still be spent, refilled at rate up to one second's worth, negative while a
+	// charge larger than the balance is being paid off.
+	rate, balance float64
+	last          time.Time
+	// base is the rate right after the last decrease, what the climb adds to.
+	base       float64
+	throttled  time.Time // the last decrease
+	pauseUntil time.Time
+	throttles  int64
+	// slots hold the request units spent per slot over the last window, for the
+	// measured rate; slotStart is the start of slots[cur].
+	slots     [int(window / slot)]float64
+	cur       int
+	slotStart time.Time
+	started   time.Time
+}
+
+// New returns a limiter that allows at most maxPerSecond RU/s (0: no cap of the
+// user's; the limiter still slows down after 429s). A nil clock is the wall clock.
+func New(maxPerSecond float64, clk clock.Clock) *Limiter {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	if maxPerSecond < 0 || math.IsNaN(maxPerSecond) || math.IsInf(maxPerSecond, 0) {
+		maxPerSecond = 0
+	}
+	now := clk.Now()
+	return &Limiter{clk: clk, limit: maxPerSecond, rate: maxPerSecond, balance: maxPerSecond, base: maxPerSecond,
+		last: now, slotStart: now, started: now}
+}
+
+// Wait blocks until the next request may be sent: no retry-after pause is in force and
+// the balance holds one request unit. It returns the context's error if the context
+// ends first.
+func (l *Limiter) Wait(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		now := l.clk.Now()
+		l.refill(now)
+		var d time.Duration
+		switch {
+		case now.Before(l.pauseUntil):
+			d = l.pauseUntil.Sub(now)
+		case l.rate > 0 && l.balance < l.need():
+			d = time.Duration((l.need() - l.balance) / l.rate * float64(time.Second))
+			if d < time.Millisecond {
+				d = time.Millisecond
+			}
+		}
+		l.mu.Unlock()
+		if d <= 0 {
+			return ctx.Err()
+		}
+		t := l.clk.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C():
+		}
+	}
+}
+
+// need is the balance a request needs to go: one request unit, the least any request
+// costs (or the whole bucket when the rate is below 1 RU/s).
+func (l *Limiter) need() float64 { return min(minCharge, l.rate) }
+
+// Spent takes a request's charge, once its answer has arrived.
+func (l *Limiter) Spent(ru float64) {
+	if ru <= 0 || math.IsNaN(ru) || math.IsInf(ru, 0) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clk.Now()
+	l.refill(now)
+	l.advanceSlots(now)
+	l.slots[l.cur] += ru
+	if l.rate > 0 {
+		l.balance -= ru
+	}
+}
+
+// Throttled records a 429: every sender pauses for retryAfter, and, unless a decrease
+// happened within the last second, the rate drops to 0.8× the RU/s measured over the
+// last two seconds (never below 1 RU/s, never above the user's cap).
+func (l *Limiter) Throttled(retryAfter time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clk.Now()
+	l.refill(now)
+	l.throttles++
+	if retryAfter > 0 && now.Add(retryAfter).After(l.pauseUntil) {
+		l.pauseUntil = now.Add(retryAfter)
+	}
+	if !l.throttled.IsZero() && now.Sub(l.throttled) < quiet {
+		return
+	}
+	measured := l.measured(now)
+	next := decrease * measured
+	if l.rate > 0 && (measured == 0 || next > decrease*l.rate) {
+		next = decrease * l.rate
+	}
+	if next == 0 {
+		return // nothing measured and no rate to lower: the pause is all there is to do
+	}
+	next = max(next, minRate)
+	if l.limit > 0 {
+		next = min(next, l.limit)
+	}
+	l.rate, l.base, l.throttled = next, next, now
+	l.balance = min(l.balance, next)
+}
+
+// Rate is the RU/s allowed now; 0 means unlimited.
+func (l *Limiter) Rate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refill(l.clk.Now())
+	return l.rate
+}
+
+// Throttles is how many 429s Throttled was told of.
+func (l *Limiter) Throttles() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.throttles
+}
+
+// Measured is the RU/s spent over the last two seconds (or since the start, if less).
+func (l *Limiter) Measured() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.measured(l.clk.Now())
+}
+
+// refill adds what the rate earned since the last call, climbs the rate back after a
+// decrease, and lets an uncapped limiter stop limiting once its rate is far above what
+// the job spends.
+func (l *Limiter) refill(now time.Time) {
+	dt := now.Sub(l.last)
+	if dt <= 0 {
+		return
+	}
+	l.last = now
+	if !l.throttled.IsZero() && l.rate > 0 {
+		since := now.Sub(l.throttled) - quiet
+		if since > 0 {
+			climbed := l.base * (1 + increasePerSecond*since.Seconds())
+			switch {
+			case l.limit > 0 && climbed >= l.limit:
+				l.rate, l.throttled = l.limit, time.Time{}
+			case l.limit == 0 && climbed > unlimitedAbove*max(l.measured(now), minRate):
+				l.rate, l.balance, l.throttled = 0, 0, time.Time{}
+				return
+			default:
+				l.rate = climbed
+			}
+		}
+	}
+	if l.rate > 0 {
+		l.balance = min(l.balance+l.rate*dt.Seconds(), l.rate)
+	}
+}
+
+// advanceSlots moves the measuring window up to now, emptying the slots it passes.
+func (l *Limiter) advanceSlots(now time.Time) {
+	n := int(now.Sub(l.slotStart) / slot)
+	if n <= 0 {
+		return
+	}
+	if n > len(l.slots) {
+		n = len(l.slots)
+	}
+	for i := 0; i < n; i++ {
+		l.cur = (l.cur + 1) % len(l.slots)
+		l.slots[l.cur] = 0
+	}
+	l.slotStart = l.slotStart.Add(now.Sub(l.slotStart).Truncate(slot))
+}
+
+func (l *Limiter) measured(now time.Time) float64 {
+	l.advanceSlots(now)
+	sum := 0.0
+	for _, v := range l.slots {
+		sum += v
+	}
+	// The current slot is only partly over: the window is the full slots before it and
+	// the part of it that has passed.
+	span := min(now.Sub(l.started), window-slot+now.Sub(l.slotStart))
+	if span < slot {
+		span = slot
+	}
+	return sum / span.Seconds()
+}

@@ -1,0 +1,209 @@
+package rulimit
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+)
+
+var epoch = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// waitReturns runs l.Wait in a goroutine and reports whether it returned before the
+// fake clock was advanced by d, then after.
+func waitAfter(t *testing.T, l *Limiter, clk *clock.Fake, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(context.Background()) }()
+	if !clk.WaitForTimerIn(d, 5*time.Second) {
+		t.Fatalf("Wait armed no timer due in %v", d)
+	}
+	select {
+	case <-done:
+		t.Fatalf("Wait returned before %v had passed", d)
+	default:
+	}
+	clk.Advance(d)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Wait: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Wait did not return once %v had passed", d)
+	}
+}
+
+func TestAnUnlimitedLimiterNeverWaits(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	for range 1000 {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		l.Spent(10)
+	}
+	if l.Rate() != 0 || clk.Pending() != 0 {
+		t.Fatalf("rate %v, %d timers: an unlimited limiter should neither limit nor wait", l.Rate(), clk.Pending())
+	}
+}
+
+func TestTheCapAllowsOneSecondsWorthThenPaysTheDebtOffAtTheRate(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(100, clk)
+	// A second's worth goes at once.
+	for range 10 {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		l.Spent(10)
+	}
+	// The balance is 0: the next request waits until 1 RU has been earned (10 ms).
+	waitAfter(t, l, clk, 10*time.Millisecond)
+	// A 50 RU charge takes the balance to -49: half a second until 1 RU is there again.
+	l.Spent(50)
+	waitAfter(t, l, clk, 500*time.Millisecond)
+}
+
+func TestSpendingAtTheCapForTenSecondsSpendsTheCap(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(200, clk)
+	spent := 0.0
+	end := epoch.Add(10 * time.Second)
+	for clk.Now().Before(end) {
+		done := make(chan struct{})
+		go func() { _ = l.Wait(context.Background()); close(done) }()
+		for {
+			select {
+			case <-done:
+			default:
+				if clk.Pending() > 0 {
+					clk.Advance(time.Millisecond)
+				}
+				continue
+			}
+			break
+		}
+		l.Spent(5)
+		spent += 5
+	}
+	// 10 s at 200 RU/s plus the first second's burst, give or take one request.
+	if want := 200*10 + 200.0; math.Abs(spent-want) > 10 {
+		t.Fatalf("spent %.0f RU in 10 s at a cap of 200 RU/s, want ≈%.0f", spent, want)
+	}
+}
+
+func TestA429PausesEverySenderForTheRetryAfter(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	l.Spent(100)
+	l.Throttled(300 * time.Millisecond)
+	waitAfter(t, l, clk, 300*time.Millisecond)
+	if l.Throttles() != 1 {
+		t.Fatalf("Throttles() = %d, want 1", l.Throttles())
+	}
+}
+
+func TestA429LowersTheRateToFourFifthsOfWhatWasMeasured(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	// 1,000 RU/s for two seconds.
+	for range 20 {
+		l.Spent(100)
+		clk.Advance(100 * time.Millisecond)
+	}
+	if m := l.Measured(); math.Abs(m-1000) > 1 {
+		t.Fatalf("measured %.1f RU/s, want 1000", m)
+	}
+	l.Throttled(0)
+	if r := l.Rate(); math.Abs(r-800) > 1 {
+		t.Fatalf("rate after a 429 = %.1f RU/s, want 800 (0.8 × 1000 measured)", r)
+	}
+	// The 429s of requests already in flight are the same overload: no second cut.
+	clk.Advance(200 * time.Millisecond)
+	l.Throttled(0)
+	l.Throttled(0)
+	if r := l.Rate(); math.Abs(r-800) > 1 {
+		t.Fatalf("rate after more 429s within a second = %.1f RU/s, want still 800", r)
+	}
+}
+
+func TestTheRateClimbsBackTenPercentASecondUpToTheCap(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(1000, clk)
+	for range 20 {
+		l.Spent(50) // 500 RU/s measured
+		clk.Advance(100 * time.Millisecond)
+	}
+	l.Throttled(0)
+	if r := l.Rate(); math.Abs(r-400) > 1 {
+		t.Fatalf("rate after a 429 = %.1f, want 400", r)
+	}
+	clk.Advance(quiet) // no climb during the quiet second
+	if r := l.Rate(); math.Abs(r-400) > 1 {
+		t.Fatalf("rate a second after the 429 = %.1f, want 400", r)
+	}
+	clk.Advance(5 * time.Second)
+	if r := l.Rate(); math.Abs(r-600) > 1 {
+		t.Fatalf("rate 5 s into the climb = %.1f, want 600 (400 + 5 × 10 %%)", r)
+	}
+	clk.Advance(time.Minute)
+	if r := l.Rate(); r != 1000 {
+		t.Fatalf("rate long after = %.1f, want the cap 1000", r)
+	}
+}
+
+func TestAnUncappedLimiterStopsLimitingOnceFarAboveWhatTheJobSpends(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	for range 20 {
+		l.Spent(100)
+		clk.Advance(100 * time.Millisecond)
+	}
+	l.Throttled(0)
+	if l.Rate() == 0 {
+		t.Fatal("a 429 should have set a rate")
+	}
+	// The job keeps spending 10 RU/s; the rate climbs from 800 past 4 × 10 at once.
+	for range 50 {
+		l.Spent(1)
+		clk.Advance(100 * time.Millisecond)
+	}
+	if r := l.Rate(); r != 0 {
+		t.Fatalf("rate = %.1f, want 0 (unlimited again)", r)
+	}
+}
+
+func TestWaitEndsWithTheContext(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	l.Throttled(time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(ctx) }()
+	if !clk.WaitForTimerIn(time.Hour, 5*time.Second) {
+		t.Fatal("Wait armed no timer for the pause")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Fatalf("Wait = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait did not return when its context ended")
+	}
+}
+
+func TestBadChargesAndCapsAreIgnored(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(-5, clk)
+	l.Spent(math.NaN())
+	l.Spent(-3)
+	l.Spent(math.Inf(1))
+	if l.Rate() != 0 || l.Measured() != 0 {
+		t.Fatalf("rate %v measured %v, want 0 and 0", l.Rate(), l.Measured())
+	}
+}
