@@ -16,6 +16,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/export"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/query"
 )
@@ -319,7 +320,12 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if state != nil {
 		eo.State, eo.StatePath, eo.CheckpointEvery = state, o.state, exportCheckpointEvery
 	}
-	prog := startExportProgress(io, o.progress, o.output == "")
+	mode := exportProgressMode(io, o.progress, o.output == "")
+	var total int64
+	if mode != progress.Off && pk == nil && !o.conn.flags.Changed("query") {
+		total = containerItems(ctx, sess)
+	}
+	prog := startExportProgress(io, mode, total)
 	eo.Progress = prog.update
 	start := time.Now()
 	res, runErr := export.Run(ctx, eo)

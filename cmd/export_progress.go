@@ -1,18 +1,86 @@
 package cmd
 
 import (
+	"context"
+	"time"
+
 	"github.com/cosmosctl/cosmosctl/export"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 )
 
-// newExportLimiter is the RU/s limiter of an export (nil: none).
-// TODO(i15): internal/rulimit once it lands on main.
-func newExportLimiter(maxRU float64) export.Limiter { return nil }
+// newExportLimiter paces an export's pages: at most maxRU RU/s when given, and slower
+// after 429s either way (0: no cap of the user's).
+func newExportLimiter(maxRU float64) export.Limiter { return rulimit.New(maxRU, nil) }
+
+// exportProgressMode is where an export's progress goes: stdout is the data, so it goes
+// to stderr, a bar on a terminal (unless the items stream to the same terminal, where
+// the two would write over each other) and nothing otherwise; --progress says so
+// explicitly.
+func exportProgressMode(io *IOStreams, flag string, toStdout bool) progress.Mode {
+	switch flag {
+	case "bar":
+		return progress.Bar
+	case "json":
+		return progress.JSON
+	case "off":
+		return progress.Off
+	}
+	if io.ErrTTY && !(toStdout && io.OutTTY) {
+		return progress.Bar
+	}
+	return progress.Off
+}
 
 // exportProgress shows an export's progress on stderr; a nil one does nothing.
-// TODO(i15): internal/progress once it lands on main.
-type exportProgress struct{}
+type exportProgress struct {
+	r     *progress.Reporter
+	total int64
+}
 
-func startExportProgress(io *IOStreams, mode string, toStdout bool) *exportProgress { return nil }
+func startExportProgress(io *IOStreams, mode progress.Mode, total int64) *exportProgress {
+	r := progress.New(io.ErrOut, mode, progress.Options{Label: "export", Unit: "item", Width: func() int { return io.ErrWidth }})
+	if r == nil {
+		return nil
+	}
+	return &exportProgress{r: r, total: total}
+}
 
-func (p *exportProgress) update(c export.Counts) {}
-func (p *exportProgress) stop()                  {}
+func (p *exportProgress) update(c export.Counts) {
+	if p == nil {
+		return
+	}
+	// The total is the service's estimate: an export past it has a total it does not
+	// know.
+	total := p.total
+	if c.Items > total {
+		total = 0
+	}
+	p.r.Update(progress.Counts{Done: c.Items, Total: total, RU: c.RequestCharge})
+}
+
+func (p *exportProgress) stop() {
+	if p != nil {
+		p.r.Stop()
+	}
+}
+
+// exportTotalTimeout bounds the question of how many items the container holds, asked
+// only for the progress bar's ETA: an export never waits on it for long.
+const exportTotalTimeout = 2 * time.Second
+
+// containerItems is how many items the container holds by the service's partition
+// statistics (sampled), 0 when it does not say.
+func containerItems(ctx context.Context, sess *session) int64 {
+	ctx, cancel := context.WithTimeout(ctx, exportTotalTimeout)
+	defer cancel()
+	stats, err := sess.client.PartitionStatistics(ctx, sess.settings.Database, sess.settings.Container)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, s := range stats {
+		n += s.DocumentCount
+	}
+	return n
+}
