@@ -36,7 +36,9 @@ func (c RequestClass) String() string {
 // metadata-like (small, the same everywhere), a query page has its own ladder.
 func (k OpKind) class() RequestClass {
 	switch k {
-	case OpQuery:
+	case OpQuery, OpChangeFeed:
+		// A change feed poll is a page of changes: the service fills it as it fills a
+		// query page, so it gets the query ladder.
 		return ClassQuery
 	case OpQueryPlan:
 		return ClassMetadata

@@ -155,3 +155,8 @@ func (e *InputError) Error() string { return e.Msg }
 func inputErrorf(format string, args ...any) error {
 	return &InputError{Msg: sprintf(format, args...)}
 }
+
+// Endpoint is the account's global endpoint the client was made for (no trailing
+// slash): what state that belongs to one account, such as a change feed position, is
+// bound to.
+func (c *Client) Endpoint() string { return c.endpoint }

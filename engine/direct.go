@@ -154,7 +154,7 @@ func (g gatewayResolver) Resolve(ctx context.Context, key addrcache.Key, force b
 // for this request counts as unhealthy for it). ok is false when direct routing is off
 // or not possible, and the attempt goes to the gateway.
 func (c *Client) replicaTarget(ctx context.Context, op *Operation, region cosmos.Location, tried map[string]bool) (addrcache.Key, addrcache.Replica, bool, error) {
-	if c.addr == nil || op.Kind.IsQuery() {
+	if c.addr == nil || op.Kind.viaGateway() {
 		return addrcache.Key{}, addrcache.Replica{}, false, nil
 	}
 	info, err := c.containerRouting(ctx, op.Database, op.Container, endpointOf(region))

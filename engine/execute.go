@@ -30,6 +30,9 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		if op.Kind.IsQuery() {
 			rec.note("direct mode: queries go through the gateway (cosmosctl sends only point operations to replicas)")
 		}
+		if op.Kind == OpChangeFeed {
+			rec.note("direct mode: change feed reads go through the gateway (cosmosctl sends only point operations to replicas)")
+		}
 	}
 	rec.d.RangeID = op.RangeID
 	res := &Result{}
@@ -80,7 +83,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	op.reqOnce = new(sync.Once)
 	rec.mu.Lock()
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
-	if op.PartitionKey == nil && op.Kind.IsQuery() {
+	if op.PartitionKey == nil && op.Kind.viaGateway() {
 		rec.d.PartitionKey = json.RawMessage("null") // cross-partition, or one range
 	}
 	if op.Kind.IsWrite() {
@@ -269,7 +272,11 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			}
 		}
 		if rangeGone(op, resp) {
-			rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("410/1002 from %s: partition key range %s is gone (split); the query goes on from its children", region.Name, op.RangeID))
+			what := "the query"
+			if op.Kind == OpChangeFeed {
+				what = "the change feed"
+			}
+			rec.setOutcome(i, OutcomeFailed, fmt.Sprintf("410/1002 from %s: partition key range %s is gone (split); %s goes on from its children", region.Name, op.RangeID, what))
 			res.final = true
 			return res
 		}

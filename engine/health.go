@@ -135,7 +135,7 @@ func (c *Client) recordHealth(ctx context.Context, op *Operation, region string,
 // kept per partition key range, as the SDKs' per-partition circuit breaker keeps it, so
 // that one sick partition does not move a whole region. Otherwise "" (the region).
 func (c *Client) knownRange(ctx context.Context, op *Operation, plan regionPlan) string {
-	if c.addr == nil || c.health == nil || op.PartitionKey == nil || op.Kind.IsQuery() {
+	if c.addr == nil || c.health == nil || op.PartitionKey == nil || op.Kind.viaGateway() {
 		return ""
 	}
 	info, err := c.containerRouting(ctx, op.Database, op.Container, endpointOf(plan.targets[0]))

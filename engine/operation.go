@@ -27,12 +27,17 @@ const (
 	// OpQueryPlan asks the gateway for a query's plan (partitioned query execution
 	// info): metadata-like, small, and the same in every region.
 	OpQueryPlan OpKind = "query-plan"
+	// OpChangeFeed is one poll of the change feed of a partition key range (or of one
+	// partition key): a read like a query page (the same attempt timeouts, its own
+	// adaptive hedging samples, "changefeed"). A 304 (nothing new) is a final, successful
+	// answer; a 410/1002 (the range split) ends the operation at once, as for OpQuery.
+	OpChangeFeed OpKind = "changefeed"
 )
 
 // IsWrite reports whether the operation changes data.
 func (k OpKind) IsWrite() bool {
 	switch k {
-	case OpRead, OpQuery, OpQueryPlan:
+	case OpRead, OpQuery, OpQueryPlan, OpChangeFeed:
 		return false
 	}
 	return true
@@ -40,6 +45,10 @@ func (k OpKind) IsWrite() bool {
 
 // IsQuery reports whether the operation is a query page or a query plan request.
 func (k OpKind) IsQuery() bool { return k == OpQuery || k == OpQueryPlan }
+
+// viaGateway reports the operations direct mode still sends through the gateway, as the
+// SDKs' gateway-only features: queries and change feed reads.
+func (k OpKind) viaGateway() bool { return k.IsQuery() || k == OpChangeFeed }
 
 // Operation is one item operation as a command asks for it.
 type Operation struct {
@@ -68,12 +77,17 @@ type Operation struct {
 	// Query is the query of OpQuery and OpQueryPlan.
 	Query *cosmos.QuerySpec
 	// Continuation is the service's continuation of the page to read (OpQuery; "" for
-	// the first page).
+	// the first page). For OpChangeFeed it is the etag of the range's previous answer,
+	// sent as If-None-Match: "" reads from the beginning (or from ModifiedSince),
+	// ChangeFeedFromNow from the range's current position.
 	Continuation string
+	// ModifiedSince starts an OpChangeFeed without a Continuation at the changes made at
+	// or after it (If-Modified-Since; whole seconds); zero: from the beginning.
+	ModifiedSince time.Time
 	// MaxItemCount is the page size asked for (x-ms-max-item-count); 0 leaves it to the
 	// service (100 items), -1 asks for the largest page the service serves.
 	MaxItemCount int
-	// RangeID sends an OpQuery to one partition key range (the per-range execution of a
+	// RangeID sends an OpQuery (or OpChangeFeed) to one partition key range (the per-range execution of a
 	// query plan). With neither RangeID nor PartitionKey the query is cross-partition,
 	// and CrossPartition must say so (x-ms-documentdb-query-enablecrosspartition). A
 	// range that split answers 410/1002, which ends the operation at once: re-reading

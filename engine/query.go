@@ -81,6 +81,6 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 // range split (or merged) and no longer exists. No retry or other region can serve it;
 // the query pipeline re-reads the ranges and goes on from the children.
 func rangeGone(op *Operation, resp *cosmos.Response) bool {
-	return op.Kind == OpQuery && op.RangeID != "" && resp != nil &&
+	return (op.Kind == OpQuery || op.Kind == OpChangeFeed) && op.RangeID != "" && resp != nil &&
 		resp.StatusCode == http.StatusGone && resp.SubStatus == cosmos.SubPartitionKeyRangeGone
 }

@@ -16,7 +16,7 @@ import (
 // a create or upsert, and the partition key of a write without --pk.
 func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Account, endpoint string) error {
 	switch op.Kind {
-	case OpRead, OpCreate, OpUpsert, OpReplace, OpDelete, OpPatch, OpQuery, OpQueryPlan:
+	case OpRead, OpCreate, OpUpsert, OpReplace, OpDelete, OpPatch, OpQuery, OpQueryPlan, OpChangeFeed:
 	default:
 		return inputErrorf("unknown operation %q", op.Kind)
 	}
@@ -25,6 +25,9 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	}
 	if op.Kind.IsQuery() {
 		return prepareQuery(op)
+	}
+	if op.Kind == OpChangeFeed {
+		return prepareChangeFeed(op)
 	}
 	var doc map[string]any
 	if op.Kind == OpCreate || op.Kind == OpUpsert || op.Kind == OpReplace {
@@ -197,6 +200,9 @@ type undefined struct{}
 func buildRequest(op *Operation, multiWrite bool) *cosmos.Request {
 	if op.Kind.IsQuery() {
 		return buildQueryRequest(op)
+	}
+	if op.Kind == OpChangeFeed {
+		return buildChangeFeedRequest(op)
 	}
 	req := &cosmos.Request{Header: http.Header{}}
 	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())

@@ -1,0 +1,357 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	goio "io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/changefeed"
+	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+// changesOptions are the flags of `cosmosctl changes`.
+type changesOptions struct {
+	conn         connFlags
+	from         string
+	pk           string
+	follow       bool
+	maxItems     int
+	state        string
+	pollInterval time.Duration
+	pageSize     int
+	parallelism  int
+}
+
+const changesLong = `Print the container's change feed: every item created or changed, once, in its
+latest version (deletions are not in it), read through the engine like any read:
+the effective regions, --exclude and --region, the attempt and end-to-end timeouts
+(--e2e-timeout bounds each poll), failover, region health, and hedging.
+
+Every partition key range is read at once (8 polls in flight, --parallelism),
+each from its own position; a range that splits is followed into its children.
+With --pk only that partition key's changes are read.
+
+Where it starts (--from): beginning (default), now (only changes made after the
+command starts), or an RFC 3339 time (changes made at or after it, to the second).
+
+When it stops: once every range has no newer change (exit 0), or with --follow
+never: each range is polled again --poll-interval after it had nothing new, until
+Ctrl-C (exit 130). --max-items N stops after N changes.
+
+Output: one item a line (NDJSON), compact, written as the changes arrive, when
+stdout is not a terminal or with -o json or ndjson; on a terminal a table of the
+changes (time, range, id, partition key, size, LSN) as they arrive.
+
+--state FILE keeps the position: the command resumes from the file when it
+exists (--from applies to a first run only) and saves it, atomically, after
+every batch of changes is written to stdout, and when it stops (Ctrl-C
+included). The guarantee is at least once: a change is never lost, and the only
+changes printed again after a crash or kill -9 are those printed since the last
+save, at most one batch (--page-size) per range. With --max-items the saved
+position is exactly after the last change printed. The file belongs to one
+container (and --pk): another one's file is refused (exit 2).
+
+A poll that fails (throttled, timed out, a region down) is retried after the
+service's retry-after or a back-off and reported on stderr; without --follow
+three failures in a row of one range end the command.
+` + "Exit codes: cosmosctl help exit-codes."
+
+func newChangesCmd(io *IOStreams) *cobra.Command {
+	o := &changesOptions{}
+	c := &cobra.Command{
+		Use:   "changes [--from beginning|now|TIME] [--pk KEY] [--follow] [--state FILE]",
+		Short: "Stream the change feed (every range in parallel), optionally following it and resuming from a saved position",
+		Long:  changesLong,
+		Example: `  cosmosctl changes --from now --follow
+  cosmosctl changes --from 2026-12-01T09:00:00Z --pk acme | jq -r .id
+  cosmosctl changes --follow --state feed.json > changes.ndjson
+  cosmosctl changes --max-items 100 --state feed.json -o ndjson
+  cosmosctl changes --follow --poll-interval 5s --exclude "East US" --diagnostics`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), io)
+		},
+	}
+	o.conn.register(c)
+	o.conn.withHedging(c.Flags())
+	o.conn.streams = true
+	f := c.Flags()
+	f.Lookup("output").Usage = "table (a terminal's default), json or ndjson (one item a line, as the changes arrive; the default off a terminal) ($COSMOSCTL_OUTPUT)"
+	f.Lookup("diagnostics").Usage = "print every poll (range, status, changes, RU, duration, regions) on stderr, terminal or not"
+	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each poll, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
+	f.StringVar(&o.from, "from", "beginning", "where a first run starts: beginning, now, or an RFC 3339 time such as 2026-12-01T09:00:00Z")
+	f.StringVar(&o.pk, "pk", "", "read this partition key's changes only: a JSON value, a JSON array for a hierarchical key, or a plain string")
+	f.BoolVar(&o.follow, "follow", false, "keep polling for new changes until Ctrl-C")
+	f.IntVar(&o.maxItems, "max-items", 0, "stop after this many changes (default: no limit)")
+	f.StringVar(&o.state, "state", "", "file of the feed's position: resumed from when it exists, saved after every batch written (at least once)")
+	f.DurationVar(&o.pollInterval, "poll-interval", changefeed.DefaultPollDelay, "with --follow, how long a range with nothing new waits before it is polled again")
+	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("changes per poll, 1 to %d (default: the service's, 100)", maxQueryPageSize))
+	f.IntVar(&o.parallelism, "parallelism", changefeed.DefaultParallelism, fmt.Sprintf("polls in flight at once across partition key ranges, 1 to %d", changefeed.MaxParallelism))
+	return c
+}
+
+// validate checks the flags that need no I/O.
+func (o *changesOptions) validate() (changefeed.StartFrom, error) {
+	fl := o.conn.flags
+	switch {
+	case o.maxItems < 0:
+		return changefeed.StartFrom{}, usageErrorf("--max-items must not be negative, not %d (0: no limit)", o.maxItems)
+	case o.pollInterval < 0:
+		return changefeed.StartFrom{}, usageErrorf("--poll-interval must not be negative (got %s); give a duration such as 1s", o.pollInterval)
+	case fl.Changed("page-size") && (o.pageSize < 1 || o.pageSize > maxQueryPageSize):
+		return changefeed.StartFrom{}, usageErrorf("--page-size must be between 1 and %d, not %d", maxQueryPageSize, o.pageSize)
+	case o.parallelism < 1 || o.parallelism > changefeed.MaxParallelism:
+		return changefeed.StartFrom{}, usageErrorf("--parallelism must be between 1 and %d, not %d", changefeed.MaxParallelism, o.parallelism)
+	case fl.Changed("state") && strings.TrimSpace(o.state) == "":
+		return changefeed.StartFrom{}, usageErrorf("--state needs a file name")
+	}
+	return parseFrom(o.from)
+}
+
+// parseFrom reads --from: beginning, now, or an RFC 3339 time.
+func parseFrom(s string) (changefeed.StartFrom, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "beginning":
+		return changefeed.StartFrom{Kind: changefeed.Beginning}, nil
+	case "now":
+		return changefeed.StartFrom{Kind: changefeed.Now}, nil
+	}
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+	if err != nil {
+		return changefeed.StartFrom{}, usageErrorf("--from must be beginning, now or an RFC 3339 time such as 2026-12-01T09:00:00Z, not %q", s)
+	}
+	return changefeed.StartFrom{Kind: changefeed.AtTime, Time: t}, nil
+}
+
+func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
+	from, err := o.validate()
+	if err != nil {
+		return err
+	}
+	var pk cosmos.PartitionKey
+	if o.conn.flags.Changed("pk") {
+		if pk, err = parsePartitionKey(o.pk); err != nil {
+			return err
+		}
+	}
+	var state *changefeed.State
+	if o.state != "" {
+		state, err = changefeed.LoadState(o.state)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			state = nil
+		case err != nil:
+			return &UsageError{Err: err}
+		case o.conn.flags.Changed("from"):
+			fmt.Fprintf(io.ErrOut, "cosmosctl: resuming from the position in %s (--from applies to a first run only)\n", o.state)
+		}
+	}
+	settings, err := o.conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	sess, err := o.conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	page := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
+	if page.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
+		return err
+	}
+	sess.learn(page.Hedge)
+	if page.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+		return err
+	}
+	fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+		PartitionKey: pk, From: from, Until: changefeed.CaughtUp, State: state, PageSize: o.pageSize,
+		Parallelism: o.parallelism, PollDelay: o.pollInterval, Page: page}
+	if o.follow {
+		fo.Until = changefeed.Forever
+		if o.pollInterval == 0 {
+			fo.PollDelay = time.Millisecond // "0": as soon as possible, without spinning
+		}
+	}
+	if o.maxItems > 0 && !o.conn.flags.Changed("page-size") {
+		// No poll larger than what the run prints: the rest would be read and paid for.
+		fo.PageSize = min(o.maxItems, maxQueryPageSize)
+	}
+	feed, err := changefeed.Open(ctx, fo)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return &InterruptedError{What: "changes before the first poll"}
+		}
+		return changesError(err)
+	}
+	defer feed.Close()
+	r := &changesRun{o: o, io: io, feed: feed, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	if !r.ndjson {
+		r.table = output.NewChangesTable(io.Out, io.outStyles(o.conn.noColor))
+		r.pkPaths, _ = sess.client.PartitionKeyPaths(ctx, sess.settings.Database, sess.settings.Container)
+	}
+	runErr := r.read(ctx)
+	return r.finish(ctx, runErr)
+}
+
+// changesRun is one run of the command: what it printed, and where the feed stands.
+type changesRun struct {
+	o       *changesOptions
+	io      *IOStreams
+	feed    *changefeed.Feed
+	ndjson  bool
+	table   *output.ChangesTable
+	pkPaths []string
+	printed int
+	// cut is the position after the last change printed when --max-items stopped the
+	// run inside a batch (nil otherwise: the feed's state is it).
+	cut *changefeed.State
+}
+
+// read prints the changes as they come and saves the position after each batch.
+func (r *changesRun) read(ctx context.Context) error {
+	for {
+		b, err := r.feed.Next(ctx)
+		if err != nil {
+			if errors.Is(err, goio.EOF) {
+				return nil
+			}
+			return err
+		}
+		r.diagnose(b)
+		if b.Info.Err != nil && !r.o.conn.diagnostics {
+			fmt.Fprintf(r.io.ErrOut, "cosmosctl: warning: %s: %v; polling it again in %s\n", rangeLabel(b.RangeID), b.Info.Err, output.HumanDuration(b.Info.Wait))
+		}
+		if len(b.Items) == 0 {
+			continue
+		}
+		items := b.Items
+		if r.o.maxItems > 0 && r.printed+len(items) >= r.o.maxItems {
+			n := r.o.maxItems - r.printed
+			if n < len(items) {
+				if r.cut, err = r.feed.StateAfter(b, n); err != nil {
+					return err
+				}
+			}
+			items = items[:n]
+		}
+		if err := r.write(b.RangeID, items); err != nil {
+			return err
+		}
+		r.printed += len(items)
+		if r.o.maxItems > 0 && r.printed >= r.o.maxItems {
+			return nil
+		}
+		// The batch is on stdout (written, not buffered): only now may the position
+		// move past it.
+		if err := r.save(); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
+	if r.ndjson {
+		return output.WriteItemLines(r.io.Out, items)
+	}
+	rows := make([]output.ChangeRow, len(items))
+	for i, it := range items {
+		rows[i] = output.NewChangeRow(it, rangeID, r.pkPaths)
+	}
+	return r.table.Write(rows)
+}
+
+// save writes the position to --state, if given.
+func (r *changesRun) save() error {
+	if r.o.state == "" {
+		return nil
+	}
+	st := r.cut
+	if st == nil {
+		st = r.feed.State()
+	}
+	if err := st.Save(r.o.state); err != nil {
+		return fmt.Errorf("saving the change feed position: %w", err)
+	}
+	return nil
+}
+
+// finish saves the position a last time and returns the command's error: nil, an
+// interruption (130) naming where the position is, or what ended the feed.
+func (r *changesRun) finish(ctx context.Context, runErr error) error {
+	if r.table != nil {
+		_ = r.table.Close()
+	}
+	saveErr := r.save()
+	saved := ""
+	if r.o.state != "" && saveErr == nil {
+		saved = fmt.Sprintf("; the position is saved in %s: resume with --state %s", r.o.state, r.o.state)
+	}
+	switch {
+	case runErr == nil:
+		return saveErr
+	case errors.Is(runErr, context.Canceled) && ctx.Err() != nil:
+		return &InterruptedError{What: fmt.Sprintf("changes after %s%s", output.HumanCount(r.printed, "change"), saved)}
+	}
+	if saved != "" {
+		fmt.Fprintf(r.io.ErrOut, "cosmosctl: the change feed stopped after %s%s\n", output.HumanCount(r.printed, "change"), saved)
+	}
+	return changesError(runErr)
+}
+
+// changesError makes a state file of another container, or options the engine or the
+// feed refused, usage errors.
+func changesError(err error) error {
+	var se *changefeed.StateError
+	if errors.As(err, &se) {
+		return &UsageError{Err: err}
+	}
+	return asUsage(err)
+}
+
+// diagnose prints one line per poll with --diagnostics.
+func (r *changesRun) diagnose(b *changefeed.Batch) {
+	if !r.o.conn.diagnostics {
+		return
+	}
+	in := b.Info
+	var line strings.Builder
+	fmt.Fprintf(&line, "%s %s: ", in.Kind, rangeLabel(b.RangeID))
+	switch {
+	case in.Err != nil:
+		fmt.Fprintf(&line, "failed (%v), again in %s", in.Err, output.HumanDuration(in.Wait))
+	case in.Kind == changefeed.KindRanges:
+		line.WriteString(in.Note)
+	case in.CaughtUp:
+		line.WriteString("304 nothing new")
+	default:
+		fmt.Fprintf(&line, "%d, %s", in.StatusCode, output.HumanCount(len(b.Items), "change"))
+	}
+	fmt.Fprintf(&line, ", %.2f RU, %s", in.RequestCharge, output.HumanDuration(in.Duration))
+	if d := in.Diagnostics; d != nil {
+		var regions []string
+		for _, a := range d.Attempts {
+			regions = append(regions, fmt.Sprintf("%s %s", a.Region, a.Outcome))
+		}
+		if len(regions) > 0 {
+			line.WriteString(" [" + strings.Join(regions, ", ") + "]")
+		}
+	}
+	fmt.Fprintln(r.io.ErrOut, line.String())
+}
+
+func rangeLabel(id string) string {
+	if id == "" {
+		return "the partition key"
+	}
+	return "range " + id
+}

@@ -1,0 +1,318 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// changeIDs counts the ids of the NDJSON lines changes printed; every line must be an
+// item with an id and an _lsn.
+func changeIDs(t *testing.T, out string) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var d struct {
+			ID  string `json:"id"`
+			LSN *int64 `json:"_lsn"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil || d.ID == "" || d.LSN == nil {
+			t.Fatalf("not a change feed item line: %q (%v)", line, err)
+		}
+		seen[d.ID]++
+	}
+	return seen
+}
+
+func wantOnce(t *testing.T, seen map[string]int, ids []string) {
+	t.Helper()
+	if len(seen) != len(ids) {
+		t.Errorf("%d distinct ids, want %d", len(seen), len(ids))
+	}
+	for _, id := range ids {
+		if seen[id] != 1 {
+			t.Errorf("%s printed %d times, want once", id, seen[id])
+		}
+	}
+}
+
+// upsertRaw writes items straight to the emulator (not through a command).
+func upsertRaw(t *testing.T, srv *emulator.Server, items ...qitem) {
+	t.Helper()
+	cred, _ := cosmos.NewMasterKey(srv.Key())
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	for _, it := range items {
+		body, _ := json.Marshal(it.doc())
+		pk, _ := cosmos.PK(it.PK)
+		req := &cosmos.Request{Method: http.MethodPost, Path: cosmos.ItemsPath("app", "items"), Header: http.Header{}, Body: body}
+		req.Header.Set(cosmos.HeaderPartitionKey, pk.JSON())
+		req.Header.Set(cosmos.HeaderIsUpsert, "true")
+		if resp, err := tr.Do(context.Background(), srv.Endpoint(), req); err != nil || resp.StatusCode >= 300 {
+			t.Fatalf("upserting %s: %v %+v", it.ID, err, resp)
+		}
+	}
+}
+
+func newItems(from, to int) []qitem {
+	var out []qitem
+	for i := from; i < to; i++ {
+		out = append(out, qitem{ID: fmt.Sprintf("n%04d", i), PK: fmt.Sprintf("p%d", i%13), N: i})
+	}
+	return out
+}
+
+func TestChangesReadsEveryRangeOnceAndStops(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	queryAccount(t, items)
+	r := cosmosctl(t, "", "changes", "--page-size", "7")
+	if r.code != 0 || r.errOut != "" {
+		t.Fatalf("changes: exit %d, stderr %q", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), itemIDs(items))
+
+	t.Run("--pk reads one partition key", func(t *testing.T) {
+		r := cosmosctl(t, "", "changes", "--pk", "p3")
+		var want []string
+		for _, it := range items {
+			if it.PK == "p3" {
+				want = append(want, it.ID)
+			}
+		}
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.errOut)
+		}
+		wantOnce(t, changeIDs(t, r.out), want)
+	})
+	t.Run("--from now prints nothing of what is there", func(t *testing.T) {
+		r := cosmosctl(t, "", "changes", "--from", "now")
+		if r.code != 0 || r.out != "" {
+			t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.out, r.errOut)
+		}
+	})
+	t.Run("--from a time", func(t *testing.T) {
+		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		if r := cosmosctl(t, "", "changes", "--from", past); r.code != 0 || len(changeIDs(t, r.out)) != len(items) {
+			t.Fatalf("from an hour ago: exit %d, %d ids", r.code, len(changeIDs(t, r.out)))
+		}
+		future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		if r := cosmosctl(t, "", "changes", "--from", future); r.code != 0 || r.out != "" {
+			t.Fatalf("from an hour ahead: exit %d, stdout %q", r.code, r.out)
+		}
+	})
+	t.Run("-o json is one item a line too", func(t *testing.T) {
+		r := cosmosctl(t, "", "changes", "-o", "json")
+		wantOnce(t, changeIDs(t, r.out), itemIDs(items))
+	})
+	t.Run("--diagnostics prints every poll", func(t *testing.T) {
+		r := cosmosctl(t, "", "changes", "--diagnostics", "--page-size", "50")
+		if r.code != 0 || !strings.Contains(r.errOut, "poll range 0: 200") || !strings.Contains(r.errOut, "304 nothing new") || !strings.Contains(r.errOut, "won") {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.errOut)
+		}
+	})
+	t.Run("--exclude", func(t *testing.T) {
+		r := cosmosctl(t, "", "changes", "--exclude", "East US", "--diagnostics")
+		if r.code != 0 || strings.Contains(r.errOut, "East US") || !strings.Contains(r.errOut, "West US won") {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.errOut)
+		}
+	})
+}
+
+func TestChangesTableOnATerminal(t *testing.T) {
+	items := makeQueryItems(10)
+	queryAccount(t, items)
+	io, out, errOut := testIO()
+	io.OutTTY, io.OutWidth = true, 60
+	if code := Run(context.Background(), io, []string{"changes"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	plain := ansi.Strip(out.String())
+	lines := strings.Split(strings.TrimRight(plain, "\n"), "\n")
+	if len(lines) < 1+len(items)+1 || !strings.HasPrefix(lines[0], "TIME") || !strings.Contains(lines[0], "ID") {
+		t.Fatalf("table:\n%s", out)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 60 {
+			t.Errorf("line wider than the terminal: %q", l)
+		}
+	}
+	if !strings.Contains(lines[0], "RANGE") || !strings.Contains(strings.Join(lines[1+len(items):], " "), "hidden: size, lsn") {
+		t.Errorf("no footnote for the hidden columns: %q", lines[len(lines)-1])
+	}
+	for _, it := range items {
+		if !strings.Contains(out.String(), it.ID) {
+			t.Errorf("%s not in the table", it.ID)
+		}
+	}
+}
+
+// --state: a second run prints only what changed since the first, each once.
+func TestChangesStateResumes(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	srv := queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	r := cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 || len(changeIDs(t, r.out)) != len(items) {
+		t.Fatalf("first run: exit %d, %d ids, %s", r.code, len(changeIDs(t, r.out)), r.errOut)
+	}
+	more := newItems(0, 40)
+	upsertRaw(t, srv, more...)
+	upsertRaw(t, srv, items[5], items[77]) // changed again
+	r = cosmosctl(t, "", "changes", "--state", state, "--from", "now")
+	if r.code != 0 || !strings.Contains(r.errOut, "resuming from the position in") {
+		t.Fatalf("second run: exit %d, stderr %q", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), append(itemIDs(more), items[5].ID, items[77].ID))
+	r = cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 || r.out != "" {
+		t.Fatalf("third run, nothing new: exit %d, stdout %q", r.code, r.out)
+	}
+}
+
+// --max-items N with --state: N changes, and the saved position is exactly after them,
+// also when N ends inside a batch.
+func TestChangesMaxItemsSavesAnExactPosition(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	queryAccount(t, items)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"cut inside batches", []string{"--max-items", "17", "--page-size", "10"}},
+		{"whole batches", []string{"--max-items", "20", "--page-size", "10"}},
+		{"page size from --max-items", []string{"--max-items", "9"}},
+		{"one at a time", []string{"--max-items", "1", "--parallelism", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "feed.json")
+			seen := map[string]int{}
+			for run := 0; run < 200; run++ {
+				r := cosmosctl(t, "", append([]string{"changes", "--state", state}, tc.args...)...)
+				if r.code != 0 {
+					t.Fatalf("run %d: exit %d: %s", run, r.code, r.errOut)
+				}
+				got := changeIDs(t, r.out)
+				n := 0
+				for id, c := range got {
+					seen[id] += c
+					n += c
+				}
+				if n == 0 {
+					break
+				}
+				var max int
+				fmt.Sscanf(tc.args[1], "%d", &max)
+				if n > max {
+					t.Fatalf("run %d printed %d changes, --max-items %d", run, n, max)
+				}
+			}
+			wantOnce(t, seen, itemIDs(items))
+		})
+	}
+}
+
+// --follow prints changes as they are written until interrupted (130), and says where
+// the position is saved.
+func TestChangesFollowUntilInterrupted(t *testing.T) {
+	items := makeQueryItems(20)
+	srv := queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	io, out, errOut := testIO()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, io, []string{"changes", "--follow", "--poll-interval", "20ms", "--state", state})
+	}()
+	more := newItems(0, 30)
+	upsertRaw(t, srv, more...)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(changeIDs(t, out.String())) < 50 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	code := <-done
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want 130; stderr %s", code, errOut)
+	}
+	wantOnce(t, changeIDs(t, out.String()), append(itemIDs(items), itemIDs(more)...))
+	if !strings.Contains(errOut.String(), "saved in "+state) || strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+		t.Fatalf("stderr %q: want one line naming the state file", errOut)
+	}
+	// Resumed: nothing again.
+	if r := cosmosctl(t, "", "changes", "--state", state); r.code != 0 || r.out != "" {
+		t.Fatalf("resumed after the interrupt: exit %d, stdout %q", r.code, r.out)
+	}
+}
+
+func TestChangesBadInput(t *testing.T) {
+	items := makeQueryItems(5)
+	queryAccount(t, items)
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	os.WriteFile(corrupt, []byte("{not json"), 0o600)
+	other := filepath.Join(dir, "other.json")
+	if r := cosmosctl(t, "", "changes", "--state", other, "--pk", "p1"); r.code != 0 {
+		t.Fatalf("writing a state for --pk p1: %+v", r)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"bad --from", []string{"--from", "yesterday"}, ExitUsage, "--from must be beginning, now or an RFC 3339 time"},
+		{"negative --poll-interval", []string{"--follow", "--poll-interval", "-1s"}, ExitUsage, "--poll-interval must not be negative"},
+		{"negative --max-items", []string{"--max-items", "-3"}, ExitUsage, "--max-items must not be negative"},
+		{"bad --page-size", []string{"--page-size", "0"}, ExitUsage, "--page-size must be between 1 and 1000"},
+		{"negative --e2e-timeout", []string{"--e2e-timeout", "-2s"}, ExitUsage, "--e2e-timeout must not be negative"},
+		{"corrupt state file", []string{"--state", corrupt}, ExitUsage, "is not a change feed state file"},
+		{"a directory as state file", []string{"--state", dir}, ExitUsage, "cannot be read"},
+		{"another partition key's state", []string{"--state", other, "--pk", "p2"}, ExitUsage, `partition key ["p1"]`},
+		{"the whole container with a partition key's state", []string{"--state", other}, ExitUsage, "give another --state file"},
+		{"missing container", []string{"--container", "nope"}, ExitNotFound, "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cosmosctl(t, "", append([]string{"changes"}, tc.args...)...)
+			if r.code != tc.code || !strings.Contains(r.errOut, tc.want) || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 || r.out != "" {
+				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want one line with %q)", r.code, tc.code, r.out, r.errOut, tc.want)
+			}
+		})
+	}
+}
+
+// A range answering 410/1002 (injected; the emulator's ranges do not really split) is
+// followed: every change once.
+func TestChangesFollowsAGoneRange(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	srv := queryAccount(t, items)
+	if _, err := srv.AddFault(faults.Rule{Effect: faults.EffectStatus, Status: 410, SubStatus: 1002, Operations: []string{faults.OpQuery}, Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	r := cosmosctl(t, "", "changes", "--diagnostics", "--page-size", "10")
+	if r.code != 0 || strings.Count(r.errOut, "split into") != 3 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), itemIDs(items))
+}
+
+func itemIDs(items []qitem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
