@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/changefeed"
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
@@ -35,6 +36,7 @@ type exportOptions struct {
 	pageSize        int
 	parallelism     int
 	progress        string
+	source          string
 }
 
 // exportCheckpointEvery is the least time between two checkpoints of an export with
@@ -131,6 +133,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	f.BoolVar(&o.stripTrackingID, "strip-tracking-id", false, "drop the _trackingId cosmosctl's write retries leave in items")
 	f.IntVar(&o.pageSize, "page-size", defaultExportPageSize, fmt.Sprintf("items per page request, 1 to %d", maxQueryPageSize))
 	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d (default 1 with --max-ru-per-second)", query.MaxParallelism))
+	f.StringVar(&o.source, "source", export.SourceQuery, "what to read: query (the query pipeline, default) or change-feed (a snapshot of the change feed at the start)")
 	f.StringVar(&o.progress, "progress", "", "progress on stderr: bar, json (NDJSON events) or off (default: bar on a terminal, else off)")
 	return c
 }
@@ -169,6 +172,12 @@ func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error
 	case "", "bar", "json", "off":
 	default:
 		return cosmos.QuerySpec{}, nil, usageErrorf("--progress must be bar, json or off, not %q", o.progress)
+	}
+	switch {
+	case o.source != export.SourceQuery && o.source != export.SourceChangeFeed:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--source must be query or change-feed, not %q", o.source)
+	case o.source == export.SourceChangeFeed && fl.Changed("query"):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--query runs through the query pipeline: leave out --source change-feed, which reads every item of the container (or of --pk)")
 	}
 	if fl.Changed("pk") {
 		var err error
@@ -269,7 +278,10 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 
 	binding := export.Binding{Endpoint: o.accountName(sess), Database: sess.settings.Database, Container: sess.settings.Container,
-		Source: export.SourceQuery, Query: spec.Query, Strip: o.strip(), Output: outPath}
+		Source: o.source, Query: spec.Query, Strip: o.strip(), Output: outPath}
+	if o.source == export.SourceChangeFeed {
+		binding.Query = ""
+	}
 	if len(spec.Parameters) > 0 {
 		binding.Parameters, _ = json.Marshal(spec.Parameters)
 	}
@@ -296,15 +308,22 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		// limiter could hold them back.
 		parallelism = 1
 	}
-	qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-		Spec: spec, PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
 	var position json.RawMessage
 	if state != nil {
 		position = state.Position
 	}
-	src, err := export.NewQuerySource(ctx, qo, position)
+	var src export.Source
+	if o.source == export.SourceChangeFeed {
+		fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+			PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		src, err = export.NewFeedSource(ctx, fo, position)
+	} else {
+		qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+			Spec: spec, PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		src, err = export.NewQuerySource(ctx, qo, position)
+	}
 	if err != nil {
-		return queryError(err)
+		return o.commandError(ctx, err, "0 items")
 	}
 	defer src.Close()
 
@@ -389,6 +408,10 @@ func (o *exportOptions) commandError(ctx context.Context, err error, what string
 		return &InterruptedError{What: "export after " + what}
 	case errors.As(err, &se):
 		return asStateError(err)
+	}
+	var fe *changefeed.StateError
+	if errors.As(err, &fe) {
+		return &UsageError{Err: err}
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {

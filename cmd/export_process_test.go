@@ -60,10 +60,10 @@ type exportProcess struct {
 	done   chan error    // the process's end (cmd.Wait)
 }
 
-func startExport(t *testing.T, bin, out, state string) *exportProcess {
+func startExport(t *testing.T, bin, out, state string, extra ...string) *exportProcess {
 	t.Helper()
 	p := &exportProcess{errOut: &bytes.Buffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, "export", "--output", out, "--state", state, "--page-size", "10", "--parallelism", "1", "--strip-system")
+	p.cmd = exec.Command(bin, append([]string{"export", "--output", out, "--state", state, "--page-size", "10", "--parallelism", "1", "--strip-system"}, extra...)...)
 	p.cmd.Env = os.Environ()
 	p.cmd.Stderr = p.errOut
 	if err := p.cmd.Start(); err != nil {
@@ -118,13 +118,19 @@ func TestExportKilledTwiceAndResumedHasEveryItemOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	for _, source := range []string{"query", "change-feed"} {
+		t.Run(source, func(t *testing.T) { testExportKilledTwice(t, source) })
+	}
+}
+
+func testExportKilledTwice(t *testing.T, source string) {
 	bin := cosmosctlBinary(t)
 	want := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	var checkpointed int64
 	for kill := 1; kill <= 2; kill++ {
-		p := startExport(t, bin, out, state)
+		p := startExport(t, bin, out, state, "--source", source)
 		checkpointed = waitForCheckpoint(t, p, state, checkpointed)
 		// Killed with lines in the file past the checkpoint, when the test is quick
 		// enough to see some: the resumed run must cut them.
@@ -145,7 +151,7 @@ func TestExportKilledTwiceAndResumedHasEveryItemOnce(t *testing.T) {
 		}
 		checkpointed = s.Items
 	}
-	p := startExport(t, bin, out, state)
+	p := startExport(t, bin, out, state, "--source", source)
 	if err := p.wait(t); err != nil {
 		t.Fatalf("the resumed export: %v: %s", err, p.errOut.String())
 	}

@@ -114,6 +114,19 @@ func TestExportEveryFlag(t *testing.T) {
 				t.Fatalf("%v", it)
 			}
 		}},
+		{"the change feed", []string{"--source", "change-feed"}, all, func(t *testing.T, it map[string]any) {
+			if it["_lsn"] == nil || it["_rid"] == nil {
+				t.Fatalf("a change feed item has _lsn and the system properties: %v", it)
+			}
+		}},
+		{"the change feed of a partition key", []string{"--source", "change-feed", "--pk", "p3"}, p3, nil},
+		{"the change feed, small pages, stripped", []string{"--source", "change-feed", "--page-size", "3", "--strip-system", "--strip-tracking-id"}, all, func(t *testing.T, it map[string]any) {
+			for p := range it {
+				if strings.HasPrefix(p, "_") {
+					t.Fatalf("%s kept: %v", p, it)
+				}
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, toFile := range []bool{false, true} {
@@ -183,6 +196,9 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 		{"parallelism", []string{"--parallelism", "99"}, "--parallelism must be between 1 and 32"},
 		{"negative RU", []string{"--max-ru-per-second", "-5"}, "--max-ru-per-second must not be negative"},
 		{"progress", []string{"--progress", "dots"}, "--progress must be bar, json or off"},
+		{"source", []string{"--source", "backup"}, "--source must be query or change-feed"},
+		{"a query of the change feed", []string{"--source", "change-feed", "--query", "SELECT * FROM c"}, "leave out --source change-feed"},
+		{"another source's state", []string{"--source", "change-feed", "--output", otherOut, "--state", other}, "its source is"},
 		{"an argument", []string{"SELECT * FROM c"}, "export takes no arguments"},
 		{"a directory for --output", []string{"--output", dir}, "is a directory"},
 		{"state and output the same file", []string{"--output", out, "--state", out}, "are the same file"},
@@ -214,6 +230,12 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 // same command resumes; the file holds every item once; once complete, a run does
 // nothing.
 func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
+	for _, source := range []string{"query", "change-feed"} {
+		t.Run(source, func(t *testing.T) { testExportStateResumes(t, source) })
+	}
+}
+
+func testExportStateResumes(t *testing.T, source string) {
 	items := makeQueryItems(queryTestItems)
 	// Pages of one item, 20 ms each: 2.4 s in all, far longer than the test takes to
 	// make the later pages hang once the first item is in the file.
@@ -222,7 +244,7 @@ func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
 	})
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
-	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system"}
+	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	streams, _, errOut := testIO()
