@@ -373,8 +373,11 @@ func (o *exportOptions) finish(ctx context.Context, io *IOStreams, res export.Re
 	if res.Unresumable != "" && o.state != "" {
 		fmt.Fprintf(io.ErrOut, "cosmosctl: warning: no checkpoint could be saved: %s\n", res.Unresumable)
 	}
+	if o.progress == "json" {
+		o.writeReport(io, res, runErr, took, resumed)
+	}
 	if runErr == nil {
-		if io.ErrTTY || o.progress == "json" {
+		if io.ErrTTY && o.progress != "json" {
 			dest := "stdout"
 			if o.output != "" {
 				dest = o.output

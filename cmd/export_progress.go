@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/export"
@@ -83,4 +85,38 @@ func containerItems(ctx context.Context, sess *session) int64 {
 		n += s.DocumentCount
 	}
 	return n
+}
+
+// exportReport is the last line of --progress json: how the export ended, for a script.
+type exportReport struct {
+	Event         string  `json:"event"`
+	Items         int64   `json:"items"`
+	Bytes         int64   `json:"bytes"`
+	RequestCharge float64 `json:"request_charge"`
+	Requests      int64   `json:"requests"`
+	Throttled     int64   `json:"throttled"`
+	Complete      bool    `json:"complete"`
+	Resumed       bool    `json:"resumed"`
+	Output        *string `json:"output"`
+	State         *string `json:"state"`
+	DurationMs    float64 `json:"duration_ms"`
+	Error         *string `json:"error,omitempty"`
+}
+
+func (o *exportOptions) writeReport(io *IOStreams, res export.Result, runErr error, took time.Duration, resumed bool) {
+	r := exportReport{Event: "report", Items: res.Items, Bytes: res.Bytes, RequestCharge: math.Round(res.RequestCharge*100) / 100,
+		Requests: res.Requests, Throttled: res.Throttled, Complete: res.Complete && runErr == nil, Resumed: resumed,
+		DurationMs: float64(took.Microseconds()) / 1000}
+	if o.output != "" {
+		r.Output = &o.output
+	}
+	if o.state != "" {
+		r.State = &o.state
+	}
+	if runErr != nil {
+		msg := oneLine(runErr.Error())
+		r.Error = &msg
+	}
+	b, _ := json.Marshal(r)
+	io.ErrOut.Write(append(b, '\n'))
 }

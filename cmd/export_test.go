@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -397,5 +398,71 @@ func TestAStrippedExportReImports(t *testing.T) {
 	}
 	if !strings.Contains(exported, `"nested":{"_rid":"stays"}`) {
 		t.Fatal("a nested _rid is the item's own and must stay")
+	}
+}
+
+// exportReportOf is the last line of --progress json on stderr.
+func exportReportOf(t *testing.T, errOut string) (report struct {
+	Event         string  `json:"event"`
+	Items         int64   `json:"items"`
+	RequestCharge float64 `json:"request_charge"`
+	Requests      int64   `json:"requests"`
+	Complete      bool    `json:"complete"`
+	Resumed       bool    `json:"resumed"`
+	DurationMs    float64 `json:"duration_ms"`
+}, progress int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	for i, l := range lines {
+		var ev struct {
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("--progress json: stderr line %d is not JSON: %q", i+1, l)
+		}
+		if ev.Event == "progress" {
+			progress++
+		}
+		if i == len(lines)-1 {
+			if ev.Event != "report" {
+				t.Fatalf("the last line is not the report: %q", l)
+			}
+			json.Unmarshal([]byte(l), &report)
+		}
+	}
+	return report, progress
+}
+
+// TestExportProgressJSONAndTheRUCap: --progress json is NDJSON on stderr (progress
+// events, then a report); --max-ru-per-second holds the export to the cap: given half of
+// what the whole export costs, it takes at least most of a second, where without the
+// cap it takes a fraction of one.
+func TestExportProgressJSONAndTheRUCap(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	testAccountWith(t, items)
+	r := cosmosctl(t, "", "export", "--page-size", "10", "--progress", "json")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	free, events := exportReportOf(t, r.errOut)
+	if events == 0 || free.Items != int64(len(items)) || !free.Complete || free.RequestCharge <= 0 || free.Requests < 12 {
+		t.Fatalf("report %+v after %d progress events", free, events)
+	}
+	if ids := exportedIDs(t, r.out); len(ids) != len(items) {
+		t.Fatalf("%d items on stdout", len(ids))
+	}
+	capRU := free.RequestCharge / 2
+	start := time.Now()
+	r = cosmosctl(t, "", "export", "--page-size", "10", "--progress", "json", "--max-ru-per-second", strconv.FormatFloat(capRU, 'f', 2, 64))
+	took := time.Since(start)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	capped, _ := exportReportOf(t, r.errOut)
+	// The limiter starts with a second's worth and lets the last page go on credit: at
+	// least (cost − cap − a page) / cap = 1 − 1/12 s; generous below that, unbounded
+	// above only by the test's own timeout.
+	if capped.Items != int64(len(items)) || took < 600*time.Millisecond {
+		t.Fatalf("capped at %.2f RU/s (the export costs %.2f RU): %d items in %s", capRU, free.RequestCharge, capped.Items, took)
 	}
 }

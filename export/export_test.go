@@ -11,8 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 )
 
 // fakeSource returns items {"id":"iN","_rid":…} for N from its position to n, in pages
@@ -364,5 +368,52 @@ func TestOpenOutputRefusesAFileShorterThanItsCheckpoint(t *testing.T) {
 	}
 	if _, err := OpenOutput(p+".gone", &State{OutputBytes: 10}); err == nil || !strings.Contains(err.Error(), "is gone") {
 		t.Fatal(err)
+	}
+}
+
+// chargingSource returns pages of one item, each costing charge RU, forever.
+type chargingSource struct {
+	charge float64
+	pages  atomic.Int64
+}
+
+func (s *chargingSource) Next(ctx context.Context) (Page, error) {
+	n := s.pages.Add(1)
+	return Page{Items: []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"id":"%d"}`, n))}, RequestCharge: s.charge, Requests: 1}, ctx.Err()
+}
+func (s *chargingSource) Position() (json.RawMessage, error) { return json.RawMessage("null"), nil }
+func (s *chargingSource) Close()                             {}
+
+// TestTheLimiterHoldsAnExportToItsCap: with rulimit's limiter at 100 RU/s on a fake
+// clock, pages of 50 RU go at two a second (after the first second's allowance), however
+// fast the source could serve them.
+func TestTheLimiterHoldsAnExportToItsCap(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+	lim := rulimit.New(100, clk)
+	src := &chargingSource{charge: 50}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := Run(ctx, Options{Source: src, Out: io.Discard, Limiter: lim, Clock: clk})
+		done <- res
+	}()
+	for range 1000 { // 10 s in steps of 10 ms, each once the run waits on the limiter
+		if !clk.WaitForTimers(1, 10*time.Second) {
+			t.Fatal("the export does not wait on the limiter")
+		}
+		clk.Advance(10 * time.Millisecond)
+	}
+	if !clk.WaitForTimers(1, 10*time.Second) {
+		t.Fatal("the export does not wait on the limiter")
+	}
+	// 100 RU at the start and 100 RU/s for 10 s: 1,100 RU, 22 pages of 50, and one more
+	// that goes on credit (a page's charge is known only after it).
+	if got := src.pages.Load(); got < 22 || got > 23 {
+		t.Fatalf("%d pages of 50 RU in 10 s at 100 RU/s", got)
+	}
+	cancel()
+	clk.Advance(time.Minute)
+	if res := <-done; res.RequestCharge > 23*50 {
+		t.Fatalf("charged %v", res.RequestCharge)
 	}
 }
