@@ -58,17 +58,25 @@ FILE, a page at a time: the export holds one page, never the whole container.
 What is read: with --query (and --param, --pk as for query) the items of that
 query, through the query pipeline; with --pk alone the items of that partition
 key; with neither, every item of the container ("SELECT * FROM c" across
-partitions). Each page is a read of its own, as for query: the effective
-regions, --exclude and --region, attempt timeouts, hedging, failover, so that an
-export goes on when a region hangs, refuses or throttles.
+partitions). --source change-feed reads a snapshot of the change feed instead
+(every item, or those of --pk). Each page is a read of its own, as for query:
+the effective regions, --exclude and --region, attempt timeouts, hedging,
+failover, so that an export goes on when a region hangs, refuses or throttles.
 
-What a whole-container export holds while the container changes: every item
-that exists from the start of the export to its end is in the file exactly once,
-in the version it had when its page was read (a range is read in the order items
-were created, and an update does not move an item in it). An item created during
-the export is there if it was created before its range's last page was read; an
-item deleted during the export is there if it was deleted after its page was
-read. The file is not a point-in-time copy of a changing container.
+What the file holds when the container changes during the export:
+  --source query (default): every item that exists from the start of the export
+    to its end is in the file exactly once, in the version it had when its page
+    was read (a range is read in the order of the items' resource ids, given at
+    creation and kept by updates). An item created during the export is there if
+    its range had not been read to the end; one deleted during the export is
+    there if its page was read before the delete. It is not a point-in-time copy.
+  --source change-feed: each range read from the beginning up to the position it
+    had at the start (latest version mode, where an item is in the feed once, at
+    its latest change). Nothing created after the start is there; an item not
+    changed since the start is there once, as it was; an item updated or deleted
+    after the start is there, as it was at the start, if its range had read it
+    by then, and missing otherwise (its one entry moved past the start, or left
+    the feed). Items carry _lsn. The query is the default: it has no such gap.
 
 System properties: --strip-system drops _rid, _self, _etag, _ts and
 _attachments from every item (the top-level ones; a nested property of the same
@@ -76,15 +84,16 @@ name stays), and --strip-tracking-id the _trackingId that cosmosctl's retried
 writes leave in items, so that the file re-imports as the items were written.
 
 Resume: with --state FILE (and --output FILE) the export saves a checkpoint —
-the position of the query and the length of the output file after the last page
-written, the file synced first — at most once a second, when it ends, and when it
-stops (an error, Ctrl-C). Run the same command again and it cuts the file back
-to the checkpoint's length and reads on from its position, so the file holds
-every item exactly once however often the export was interrupted or killed. A
-state file is bound to the account, database, container, query, parameters,
---pk, the stripped properties and the output file; anything else is refused (exit
-2). Once the export is complete a run with its state does nothing. --state needs
---output: stdout cannot be cut back to a checkpoint.
+the position of the query, or of every range's feed, and the length of the
+output file after the last page written, the file synced first — at most once a
+second, when it ends, and when it stops (an error, Ctrl-C). Run the same
+command again and it cuts the file back to the checkpoint's length and reads on
+from its position, so the file holds every item exactly once however often the
+export was interrupted or killed. A state file is bound to the account,
+database, container, source, query, parameters, --pk, the stripped properties
+and the output file; anything else is refused (exit 2). Once the export is
+complete a run with its state does nothing. --state needs --output: stdout
+cannot be cut back to a checkpoint.
 
 Rate: --max-ru-per-second caps the request units the export spends (the limit
 is applied between pages, so a page costs what it costs; pages are read one at a
@@ -122,6 +131,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
 	f := c.Flags()
+	_ = f.MarkHidden("diagnostics") // an export has thousands of requests: --progress counts them
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.query, "query", "", "export the items of this SQL query (default: every item, "+exportWholeContainer+")")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --query, @name=VALUE, VALUE JSON or a plain string; repeatable")
