@@ -80,6 +80,8 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
 	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
+	// The orders of tenant-1 the query examples wrote, one a line.
+	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
 }
 
 // readmeGiven sets up what an example needs that the README leaves to the reader or to
