@@ -466,3 +466,35 @@ func TestExportProgressJSONAndTheRUCap(t *testing.T) {
 		t.Fatalf("capped at %.2f RU/s (the export costs %.2f RU): %d items in %s", capRU, free.RequestCharge, capped.Items, took)
 	}
 }
+
+// TestExportProgressBarOnATerminal: with stderr a terminal the bar is drawn there and
+// cleared at the end (the data on stdout or in the file never has it); with the items
+// streaming to the same terminal there is no bar, the items being the progress.
+func TestExportProgressBarOnATerminal(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	// Pages of 2 at 20 ms: 1.2 s or more, far past the bar's first redraw (200 ms).
+	testAccountWith(t, items, func(c *emulator.Config) {
+		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
+	})
+	out := filepath.Join(t.TempDir(), "items.ndjson")
+	streams, stdout, errOut := testIO()
+	streams.ErrTTY, streams.ErrWidth = true, 100
+	if code := Run(context.Background(), streams, []string{"export", "--page-size", "2", "--parallelism", "1", "--output", out}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	e := errOut.String()
+	if !strings.Contains(e, "\r\033[Kexport ") || !strings.Contains(e, "items") || !strings.Contains(e, "cosmosctl: exported 120 items") || stdout.String() != "" {
+		t.Fatalf("stderr %q", e)
+	}
+	if b, _ := os.ReadFile(out); strings.Contains(string(b), "\033") || len(exportedIDs(t, string(b))) != len(items) {
+		t.Fatal("the file has the bar in it, or not every item")
+	}
+	streams, stdout, errOut = testIO()
+	streams.ErrTTY, streams.OutTTY = true, true
+	if code := Run(context.Background(), streams, []string{"export", "--page-size", "5", "--parallelism", "1"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if strings.Contains(errOut.String(), "\r\033[K") || len(exportedIDs(t, stdout.String())) != len(items) {
+		t.Fatalf("items on the terminal: no bar, got stderr %q", errOut.String())
+	}
+}
