@@ -329,34 +329,38 @@ func TestExportSurvivesASickFirstRegion(t *testing.T) {
 		{"slow", faults.Rule{Region: "East US", Operations: []string{faults.GroupReads}, Effect: faults.EffectDelay,
 			Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(2 * time.Second)}}, hedged},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := testAccountWith(t, items)
-			// A command before the incident saves the account's topology, as an
-			// operator's earlier commands did.
-			if r := cosmosctl(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.code != 0 {
-				t.Fatalf("before the fault: %+v", r)
-			}
-			if _, err := srv.AddFault(tc.rule); err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			out := filepath.Join(dir, "items.ndjson")
-			start := time.Now()
-			r := cosmosctl(t, "", append([]string{"export", "--page-size", "20", "--output", out, "--state", filepath.Join(dir, "s")}, tc.args...)...)
-			elapsed := time.Since(start)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.errOut)
-			}
-			b, _ := os.ReadFile(out)
-			if got := exportedIDs(t, string(b)); !slices.Equal(got, qids(items)) {
-				t.Fatalf("exported %d items, want %d", len(got), len(items))
-			}
-			// Generous: pages of at most an attempt timeout or a hedge each, in
-			// parallel over four ranges, on a loaded machine.
-			if elapsed > 30*time.Second {
-				t.Fatalf("took %s", elapsed)
-			}
-		})
+		for _, source := range []string{"query", "change-feed"} {
+			t.Run(source+", "+tc.name, func(t *testing.T) { testExportIncident(t, items, source, tc.rule, tc.args) })
+		}
+	}
+}
+
+func testExportIncident(t *testing.T, items []qitem, source string, rule faults.Rule, args []string) {
+	srv := testAccountWith(t, items)
+	// A command before the incident saves the account's topology, as an
+	// operator's earlier commands did.
+	if r := cosmosctl(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.code != 0 {
+		t.Fatalf("before the fault: %+v", r)
+	}
+	if _, err := srv.AddFault(rule); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "items.ndjson")
+	start := time.Now()
+	r := cosmosctl(t, "", append([]string{"export", "--source", source, "--page-size", "20", "--output", out, "--state", filepath.Join(dir, "s")}, args...)...)
+	elapsed := time.Since(start)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	b, _ := os.ReadFile(out)
+	if got := exportedIDs(t, string(b)); !slices.Equal(got, qids(items)) {
+		t.Fatalf("exported %d items, want %d", len(got), len(items))
+	}
+	// Generous: pages of at most an attempt timeout or a hedge each, in
+	// parallel over four ranges, on a loaded machine.
+	if elapsed > 30*time.Second {
+		t.Fatalf("took %s", elapsed)
 	}
 }
 
