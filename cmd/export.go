@@ -371,7 +371,11 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 // accountName is what a state file binds the account by: its endpoint, or the embedded
 // emulator, whose ports change from run to run but whose data does not.
 func (o *exportOptions) accountName(sess *session) string {
-	if !sess.settings.Configured() {
+	switch {
+	case !sess.settings.Configured() && o.conn.ephemeral:
+		// Its data is gone with the process: no later run can resume this export.
+		return fmt.Sprintf("cosmosctl embedded emulator in memory (pid %d)", os.Getpid())
+	case !sess.settings.Configured():
 		return "cosmosctl embedded emulator"
 	}
 	return sess.settings.Endpoint

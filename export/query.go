@@ -13,6 +13,11 @@ import (
 // partition key, or across partitions with every range read in parallel. Its position
 // is the pipeline's continuation token, which resumes after the items returned, each
 // exactly once.
+//
+// A plain query reads each range in the order of the items' resource ids, which an
+// update keeps, and resumes after the last one returned: an item that exists from the
+// start to the end is returned exactly once, in the version its page read, however the
+// container changes meanwhile.
 type QuerySource struct{ it *query.Iterator }
 
 // NewQuerySource starts the query; a Position of an earlier run (a JSON string, or null)
