@@ -22,6 +22,7 @@ import (
 type emu struct {
 	srv *emulator.Server
 	c   *engine.Client
+	pad string // added to every item written (the benchmark's items are ≈ 270 bytes)
 }
 
 func startEmulator(tb testing.TB, ranges int) *emu {
@@ -60,7 +61,7 @@ func (e *emu) write(tb testing.TB, from, to int) {
 				if i >= to {
 					return
 				}
-				body := fmt.Sprintf(`{"id":"id-%d","pk":"p%d","n":%d}`, i, i%37, i)
+				body := fmt.Sprintf(`{"id":"id-%d","pk":"p%d","n":%d,"pad":%q}`, i, i%37, i, e.pad)
 				if _, err := e.c.Execute(context.Background(), engine.Operation{Kind: engine.OpUpsert, Database: "db", Container: "c", Body: []byte(body)}); err != nil {
 					errs <- err
 					return

@@ -379,3 +379,55 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// Until StartPoint: a snapshot of the feed at Open. Changes written after Open are not
+// delivered, even when a page holds them beside earlier ones, nor after a split.
+func TestStartPointIsASnapshotAtOpen(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprintf("split %v", split), func(t *testing.T) {
+			be := newFake(2)
+			be.write(0, 95)
+			o := fakeOptions(nil)
+			o.Until, o.PageSize = StartPoint, 40
+			// The feed's polls wait until the writes after Open are in (Open's own
+			// position reads, "*", go through).
+			gate := make(chan struct{})
+			be.pollHook = func(req pollRequest) {
+				if req.continuation != "*" {
+					<-gate
+				}
+			}
+			f, err := open(context.Background(), o, be)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			be.write(95, 130) // after Open: the last pages hold old and new changes
+			be.write(0, 5)    // five old items changed again: their new versions are after the point
+			if split {
+				be.mu.Lock()
+				be.splitOnPoll["1"] = true
+				be.mu.Unlock()
+			}
+			close(gate)
+			seen, _ := readAll(t, f)
+			for id := range seen {
+				var n int
+				fmt.Sscanf(id, "id-%d", &n)
+				if n >= 95 {
+					t.Errorf("%s was written after Open and delivered", id)
+				}
+			}
+			// id-0…4 changed after Open: their latest version is past the point, so the
+			// snapshot cannot hold them (latest version mode keeps no older versions).
+			if len(seen) != 90 {
+				t.Errorf("%d changes delivered, want the 90 unchanged since Open", len(seen))
+			}
+			for _, r := range f.State().Ranges {
+				if r.StopAt == "" {
+					t.Errorf("range %s has no stop position in the state", r.ID)
+				}
+			}
+		})
+	}
+}

@@ -38,7 +38,11 @@ const (
 	CaughtUp
 	// StartPoint ends each range once it delivered every change up to the position the
 	// range had when Open ran (a snapshot of the feed at Open: export's consistent point).
-	// Changes after that point are not delivered.
+	// Changes after that point are not delivered. Mind what the latest version mode
+	// means for it: an item changed after Open has only its new version in the feed,
+	// past the point, so the snapshot does not hold it at all. A reader that must see
+	// every item that existed at Open reads CaughtUp instead (which may also deliver
+	// items created while it reads).
 	StartPoint
 )
 

@@ -50,7 +50,9 @@ Ctrl-C (exit 130). --max-items N stops after N changes.
 
 Output: one item a line (NDJSON), compact, written as the changes arrive, when
 stdout is not a terminal or with -o json or ndjson; on a terminal a table of the
-changes (time, range, id, partition key, size, LSN) as they arrive.
+changes (time, range, id, partition key, size, LSN) as they arrive. On a terminal
+stderr gets one line of totals at the end (changes, polls, RU, time);
+--diagnostics prints every poll instead.
 
 --state FILE keeps the position: the command resumes from the file when it
 exists (--from applies to a first run only) and saves it, atomically, after
@@ -194,7 +196,12 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		return changesError(err)
 	}
 	defer feed.Close()
-	r := &changesRun{o: o, io: io, feed: feed, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	r := &changesRun{o: o, io: io, feed: feed, start: time.Now(), ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	if o.state != "" {
+		// Where the feed starts: saved even if nothing comes, so that a first run
+		// --from now is where the next one starts.
+		r.pos = feed.State()
+	}
 	if !r.ndjson {
 		r.table = output.NewChangesTable(io.Out, io.outStyles(o.conn.noColor))
 		r.pkPaths, _ = sess.client.PartitionKeyPaths(ctx, sess.settings.Database, sess.settings.Container)
@@ -212,9 +219,14 @@ type changesRun struct {
 	table   *output.ChangesTable
 	pkPaths []string
 	printed int
-	// cut is the position after the last change printed when --max-items stopped the
-	// run inside a batch (nil otherwise: the feed's state is it).
-	cut *changefeed.State
+	polls   int
+	charge  float64
+	start   time.Time
+	// pos is the position covering what is on stdout: the feed's state after the last
+	// batch written (or after a batch with nothing to write), or, when --max-items
+	// stopped the run inside a batch, the position after its last change printed. A
+	// batch whose write failed is not in it.
+	pos *changefeed.State
 }
 
 // read prints the changes as they come and saves the position after each batch.
@@ -228,31 +240,41 @@ func (r *changesRun) read(ctx context.Context) error {
 			return err
 		}
 		r.diagnose(b)
+		if b.Info.Kind == changefeed.KindPoll {
+			r.polls++
+		}
+		r.charge += b.Info.RequestCharge
 		if b.Info.Err != nil && !r.o.conn.diagnostics {
 			fmt.Fprintf(r.io.ErrOut, "cosmosctl: warning: %s: %v; polling it again in %s\n", rangeLabel(b.RangeID), b.Info.Err, output.HumanDuration(b.Info.Wait))
 		}
 		if len(b.Items) == 0 {
+			if r.o.state != "" {
+				r.pos = r.feed.State()
+			}
 			continue
 		}
 		items := b.Items
+		pos := (*changefeed.State)(nil)
 		if r.o.maxItems > 0 && r.printed+len(items) >= r.o.maxItems {
 			n := r.o.maxItems - r.printed
-			if n < len(items) {
-				if r.cut, err = r.feed.StateAfter(b, n); err != nil {
-					return err
-				}
+			if pos, err = r.feed.StateAfter(b, n); err != nil {
+				return err
 			}
 			items = items[:n]
 		}
 		if err := r.write(b.RangeID, items); err != nil {
 			return err
 		}
+		// The batch is on stdout (written, not buffered): only now may the position
+		// move past it.
+		if pos == nil {
+			pos = r.feed.State()
+		}
+		r.pos = pos
 		r.printed += len(items)
 		if r.o.maxItems > 0 && r.printed >= r.o.maxItems {
 			return nil
 		}
-		// The batch is on stdout (written, not buffered): only now may the position
-		// move past it.
 		if err := r.save(); err != nil {
 			return err
 		}
@@ -272,14 +294,10 @@ func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
 
 // save writes the position to --state, if given.
 func (r *changesRun) save() error {
-	if r.o.state == "" {
+	if r.o.state == "" || r.pos == nil {
 		return nil
 	}
-	st := r.cut
-	if st == nil {
-		st = r.feed.State()
-	}
-	if err := st.Save(r.o.state); err != nil {
+	if err := r.pos.Save(r.o.state); err != nil {
 		return fmt.Errorf("saving the change feed position: %w", err)
 	}
 	return nil
@@ -292,6 +310,11 @@ func (r *changesRun) finish(ctx context.Context, runErr error) error {
 		_ = r.table.Close()
 	}
 	saveErr := r.save()
+	if r.io.ErrTTY && !r.o.conn.diagnostics {
+		st := r.o.conn.styles(r.io)
+		fmt.Fprintln(r.io.ErrOut, st.Faint(fmt.Sprintf("%s, %s, %.2f RU in %s", output.HumanCount(r.printed, "change"),
+			output.HumanCount(r.polls, "poll"), r.charge, output.HumanDuration(time.Since(r.start)))))
+	}
 	saved := ""
 	if r.o.state != "" && saveErr == nil {
 		saved = fmt.Sprintf("; the position is saved in %s: resume with --state %s", r.o.state, r.o.state)

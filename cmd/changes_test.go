@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,9 +137,12 @@ func TestChangesTableOnATerminal(t *testing.T) {
 	items := makeQueryItems(10)
 	queryAccount(t, items)
 	io, out, errOut := testIO()
-	io.OutTTY, io.OutWidth = true, 60
+	io.OutTTY, io.OutWidth, io.ErrTTY = true, 60, true
 	if code := Run(context.Background(), io, []string{"changes"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !regexp.MustCompile(`10 changes, \d+ polls, [\d.]+ RU in`).MatchString(errOut.String()) {
+		t.Errorf("no summary line on a terminal's stderr: %q", errOut)
 	}
 	plain := ansi.Strip(out.String())
 	lines := strings.Split(strings.TrimRight(plain, "\n"), "\n")
@@ -181,6 +185,24 @@ func TestChangesStateResumes(t *testing.T) {
 	if r.code != 0 || r.out != "" {
 		t.Fatalf("third run, nothing new: exit %d, stdout %q", r.code, r.out)
 	}
+}
+
+// A first run --from now with nothing new still saves where "now" was: the next run
+// prints what was written in between, and nothing older.
+func TestChangesFromNowSavesItsStartingPoint(t *testing.T) {
+	items := makeQueryItems(30)
+	srv := queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	if r := cosmosctl(t, "", "changes", "--from", "now", "--state", state); r.code != 0 || r.out != "" {
+		t.Fatalf("first run: exit %d, stdout %q, stderr %s", r.code, r.out, r.errOut)
+	}
+	more := newItems(0, 12)
+	upsertRaw(t, srv, more...)
+	r := cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 {
+		t.Fatalf("second run: exit %d: %s", r.code, r.errOut)
+	}
+	wantOnce(t, changeIDs(t, r.out), itemIDs(more))
 }
 
 // --max-items N with --state: N changes, and the saved position is exactly after them,
@@ -315,4 +337,57 @@ func itemIDs(items []qitem) []string {
 		out[i] = it.ID
 	}
 	return out
+}
+
+// failingWriter takes the first n writes and fails every later one (stdout closed).
+type failingWriter struct {
+	syncBuffer
+	n int
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	f.n--
+	ok := f.n >= 0
+	f.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("write /dev/stdout: broken pipe")
+	}
+	return f.syncBuffer.Write(p)
+}
+
+// A batch that could not be written is not in the saved position: the next run prints
+// it.
+func TestChangesAFailedWriteIsNotCheckpointed(t *testing.T) {
+	items := makeQueryItems(queryTestItems)
+	queryAccount(t, items)
+	state := filepath.Join(t.TempDir(), "feed.json")
+	io, _, errOut := testIO()
+	fw := &failingWriter{n: 2}
+	io.Out = fw
+	if code := Run(context.Background(), io, []string{"changes", "--state", state, "--page-size", "10"}); code == 0 {
+		t.Fatalf("exit 0 with stdout failing; stderr %s", errOut)
+	}
+	first := changeIDs(t, fw.String())
+	if len(first) != 20 {
+		t.Fatalf("the first run wrote %d items, want 2 batches of 10", len(first))
+	}
+	r := cosmosctl(t, "", "changes", "--state", state)
+	if r.code != 0 {
+		t.Fatalf("resumed: exit %d: %s", r.code, r.errOut)
+	}
+	second := changeIDs(t, r.out)
+	for id := range first {
+		if second[id] > 0 {
+			t.Errorf("%s was written and saved, and printed again", id)
+		}
+	}
+	all := map[string]int{}
+	for id := range first {
+		all[id]++
+	}
+	for id := range second {
+		all[id]++
+	}
+	wantOnce(t, all, itemIDs(items))
 }

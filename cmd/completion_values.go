@@ -29,7 +29,7 @@ const completionTimeout = 2 * time.Second
 const noFiles = cobra.ShellCompDirectiveNoFileComp
 
 // fileFlags are the flags whose values are paths, left to the shell's file completion.
-var fileFlags = map[string]bool{"file": true, "key-file": true, "aad-token-file": true}
+var fileFlags = map[string]bool{"file": true, "key-file": true, "aad-token-file": true, "state": true}
 
 // registerCompletions attaches completion functions to every command of the tree: the
 // commands' files declare flags, and completion is decided here, in one place, by flag
@@ -83,7 +83,16 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 			return fixed(config.OutputTable+"\ta column per property (default)", config.OutputJSON+"\tone object: items, continuation, totals, every request",
 				config.OutputNDJSON+"\tone item per line, as pages arrive")
 		}
+		if c.Name() == "changes" {
+			return fixed(config.OutputTable+"\ta row per change (a terminal's default)", config.OutputJSON+"\tone item per line, as the changes arrive",
+				config.OutputNDJSON+"\tone item per line, as the changes arrive (the default off a terminal)")
+		}
 		return fixed(config.OutputTable, config.OutputJSON)
+	case "from":
+		if c.Name() == "changes" {
+			return fixed("beginning\tevery change the container holds (default)", "now\tonly changes made after the command starts",
+				time.Now().UTC().Truncate(time.Hour).Format(time.RFC3339)+"\tchanges made at or after an RFC 3339 time")
+		}
 	case "region":
 		if underEmulator {
 			return completeEmulatorRegions

@@ -41,11 +41,12 @@ import (
 
 // readmeNotRun are the examples the test does not run, by prefix, and why.
 var readmeNotRun = map[string]string{
-	"go run . hedge-test":          "compiles the module a second time; the command it runs, `cosmosctl hedge-test`, is run from the README's transcript",
-	"go test -race -count=1 ./...": "the test suite this test is part of",
-	"go test -run='^$' -fuzz=":     "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
-	"go test -run='^$' -bench=":    "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
-	"go build -o cosmosctl .":      "builds the binary this test runs: cosmosctlBinary builds it with go build",
+	"go run . hedge-test":                                     "compiles the module a second time; the command it runs, `cosmosctl hedge-test`, is run from the README's transcript",
+	"go test -race -count=1 ./...":                            "the test suite this test is part of",
+	"go test -run='^$' -fuzz=":                                "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
+	"go test -run='^$' -bench=":                               "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
+	"go build -o cosmosctl .":                                 "builds the binary this test runs: cosmosctlBinary builds it with go build",
+	"cosmosctl changes --from now --follow --state feed.json": "follows the feed until Ctrl-C; TestChangesFollowUntilInterrupted runs it and interrupts it (exit 130, the position saved and named on stderr)",
 }
 
 // readmeSmaller are examples run smaller than written, to keep the test bounded in time:
@@ -80,6 +81,7 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
 	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
+	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	// The orders of tenant-1 the query examples wrote, one a line.
 	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
 }
