@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/cosmosctl/cosmosctl/bulk"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
 
@@ -22,6 +23,7 @@ const (
 	ExitAuth            = 7  // 401, 403 other than a write-region change, or no Azure AD token
 	ExitUnavailable     = 8  // 503, region down, network failure
 	ExitThresholdBreach = 10 // the run completed and a --fail-on threshold was breached
+	ExitPartial         = 11 // import completed, but some lines were rejected or failed
 	// Interrupted and terminated are 128 + the signal's number, what a shell reports for
 	// a process the signal killed, so that `$? -eq 130` means Ctrl-C either way.
 	ExitInterrupted = 130 // SIGINT (Ctrl-C)
@@ -40,10 +42,22 @@ var exitCodeHelp = []struct {
 	{ExitThrottled, "throttled (429) after retries"},
 	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408; query: a page's --e2e-timeout or the query's --timeout, after it printed what it read and the continuation"},
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
-	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it"},
+	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it; import: writes kept failing and it stopped (resume with the same command)"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
+	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them"},
 	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first, query what it read and the continuation to resume from. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},
+}
+
+// PartialError is an import that completed with some lines rejected (bad lines) or
+// failed (writes the service refused).
+type PartialError struct {
+	Rejected, Lines int64
+	File            string
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("the import completed, but %d of its %d lines were rejected or failed: they are in %s", e.Rejected, e.Lines, e.File)
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.
@@ -92,6 +106,14 @@ func ExitCode(err error) int {
 	var tb *ThresholdBreachError
 	if errors.As(err, &tb) {
 		return ExitThresholdBreach
+	}
+	var pe *PartialError
+	if errors.As(err, &pe) {
+		return ExitPartial
+	}
+	var bu *bulk.UnavailableError
+	if errors.As(err, &bu) {
+		return ExitUnavailable
 	}
 	var ae *AuthError
 	if errors.As(err, &ae) {

@@ -69,6 +69,7 @@ var readmeEnv = map[string]struct{ env, why string }{
 // readmeExitCodes are the examples that exit non-zero, as the README says they do.
 var readmeExitCodes = map[string]int{
 	"cosmosctl create -f order.json": ExitUnavailable, // "East US, the write region, refuses connections"
+	"cosmosctl import mixed.ndjson":  ExitPartial,     // "2 lines rejected"
 }
 
 // readmeShows are what an example must print (stdout and stderr together), because the
@@ -84,6 +85,9 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	// The orders of tenant-1 the query examples wrote, one a line.
 	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
+	"cosmosctl import mixed.ndjson": regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
+	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
+		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
 }
 
 // readmeGiven sets up what an example needs that the README leaves to the reader or to

@@ -240,6 +240,9 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			out.StatusCode, out.SubStatus = resp.StatusCode, resp.SubStatus
 			out.RetryAfter = retryAfterMs(err)
 			rec.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+			if resp.StatusCode == 429 && op.Throttled != nil {
+				op.Throttled(time.Duration(out.RetryAfter * float64(time.Millisecond)))
+			}
 		} else {
 			var ne *cosmos.NetworkError
 			if errors.As(err, &ne) {

@@ -100,3 +100,11 @@ func (c *Client) RangeReplicas(ctx context.Context, database, container, rangeID
 	})
 	return set, nil
 }
+
+// PartitionKeyOfDocument reads a document's partition key at the container's paths, as
+// a create or upsert without an explicit key does: the document decoded with UseNumber,
+// a missing value refused (*InputError), objects and arrays refused. Bulk loaders call
+// it once per item and pass the key on, so the engine does not look again.
+func PartitionKeyOfDocument(doc map[string]any, def cosmos.PartitionKeyDefinition) (cosmos.PartitionKey, error) {
+	return partitionKeyFromDocument(doc, def)
+}

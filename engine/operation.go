@@ -73,6 +73,23 @@ type Operation struct {
 	// WriteRetries says whether a write is retried after an ambiguous failure, and
 	// whether creates and replaces carry a _trackingId to recognise their own success.
 	WriteRetries retries.WritePolicy
+	// TrackingID is the _trackingId a create or replace carries under
+	// WriteRetriesWithTrackingID; "" lets the engine make a random one. A caller that may
+	// send the same logical write again from another Execute, or another process (a
+	// resumed import), gives the same id each time, so that the stored item can say it
+	// was this write.
+	TrackingID string
+	// SentBefore says that an earlier Execute, perhaps in an earlier process, may have
+	// sent this write with the same TrackingID and lost its answer: a 409 to a create or
+	// a 412 to a replace is then checked against the stored item's _trackingId on the
+	// first attempt too, not only on a retry. It needs TrackingID.
+	SentBefore bool
+	// Throttled, if set, is called for every 429 an attempt of the operation gets, with
+	// the service's retry-after (0 when it sent none), before the engine waits it out
+	// and retries: a bulk loader pauses and slows all its senders at once rather than
+	// learning of the throttling only when the operation ends. It may be called from
+	// several goroutines (hedged attempts) and must not block.
+	Throttled func(retryAfter time.Duration)
 
 	// Query is the query of OpQuery and OpQueryPlan.
 	Query *cosmos.QuerySpec

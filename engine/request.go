@@ -59,9 +59,16 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	if !utf8.ValidString(op.ID) {
 		return inputErrorf("the item id is not valid UTF-8 (byte offset %d): ids are UTF-8 text", invalidUTF8Offset(op.ID))
 	}
-	if op.WriteRetries == retries.WriteRetriesWithTrackingID && (op.Kind == OpCreate || op.Kind == OpReplace) && op.trackingID == "" {
+	tracked := op.WriteRetries == retries.WriteRetriesWithTrackingID && (op.Kind == OpCreate || op.Kind == OpReplace)
+	if op.SentBefore && (!tracked || op.TrackingID == "") {
+		return inputErrorf("SentBefore needs a create or replace with the tracking-id write policy and a TrackingID")
+	}
+	if tracked && op.trackingID == "" {
 		// One id per logical write, reused by every retry and hedge of it.
-		op.trackingID = newTrackingID()
+		op.trackingID = op.TrackingID
+		if op.trackingID == "" {
+			op.trackingID = newTrackingID()
+		}
 		body, err := withTrackingID(op.Body, op.trackingID)
 		if err != nil {
 			return err

@@ -52,9 +52,10 @@ func withTrackingID(body []byte, id string) ([]byte, error) {
 
 // ownConflict reports whether a response may be the echo of this operation's own earlier
 // success: a 409 to a create or a 412 to a replace, after more than one request of the
-// operation was sent (a retry, or a hedge on a multi-write account).
+// operation was sent (a retry, or a hedge on a multi-write account), or after any when
+// the caller says the write may have been sent before (SentBefore).
 func ownConflict(op *Operation, resp *cosmos.Response, sent int) bool {
-	if op.trackingID == "" || resp == nil || sent < 2 {
+	if op.trackingID == "" || resp == nil || (sent < 2 && !op.SentBefore) {
 		return false
 	}
 	return (op.Kind == OpCreate && resp.StatusCode == 409) || (op.Kind == OpReplace && resp.StatusCode == 412)
@@ -98,7 +99,11 @@ func (c *Client) verifyTrackingID(ctx context.Context, rec *recorder, op *Operat
 	rec.mu.Lock()
 	resolved.RequestCharge = rec.d.RequestCharge
 	rec.mu.Unlock()
-	rec.resolve(fmt.Sprintf("%d on retry resolved: _trackingId matches", conflict.StatusCode))
+	how := "on retry"
+	if rec.sent() < 2 {
+		how = "to a write sent before"
+	}
+	rec.resolve(fmt.Sprintf("%d %s resolved: _trackingId matches", conflict.StatusCode, how))
 	return &resolved, i, true
 }
 

@@ -1,0 +1,460 @@
+package bulk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/retries"
+)
+
+// Executor runs one operation: an *engine.Client.
+type Executor interface {
+	Execute(ctx context.Context, op engine.Operation) (*engine.Result, error)
+}
+
+// Limiter paces the writes by request units (internal/rulimit.Limiter): Wait before
+// each write, Spent with each write's charge, Throttled for each 429 the engine gets.
+type Limiter interface {
+	Wait(ctx context.Context) error
+	Spent(ru float64)
+	Throttled(retryAfter time.Duration)
+}
+
+// Options say how to import.
+type Options struct {
+	Client Executor
+	Target Target
+	// PartitionKey is the container's partition key definition: each line's key is
+	// read from it before the write is sent.
+	PartitionKey cosmos.PartitionKeyDefinition
+	Mode         Mode
+	// Concurrency is how many writes are in flight at once (default 16).
+	Concurrency int
+	// Limiter paces the writes; nil sends them as fast as Concurrency allows.
+	Limiter Limiter
+	// Write is the template of every write: ExcludeRegions, E2ETimeout, Hedge.
+	Write engine.Operation
+	// FailFast stops the import at the first line rejected (a bad line or a failed
+	// write), after recording it.
+	FailFast bool
+	// LineRetries is how many times a line whose write failed for the service's
+	// availability (after the engine's own retries) is sent again, RetryWait apart
+	// (doubling): default 3 and 200 ms.
+	LineRetries int
+	RetryWait   time.Duration
+	// StopAfter failed writes in a row stop the import (default 20, or twice the
+	// concurrency if more): the service is not taking writes. Those lines are not
+	// marked done, so resuming sends them again.
+	StopAfter int
+	Clock     clock.Clock
+	// Progress is called after every line with the run's progress so far.
+	Progress func(Progress)
+	// Checkpoint is called with a copy of the state every CheckpointEvery (default
+	// 1 s) and once at the end, never twice at once; nil keeps no state.
+	Checkpoint      func(*State) error
+	CheckpointEvery time.Duration
+	// Rejected receives the rejected lines, one JSON object (Rejection) a line. When
+	// it has a Sync method, that is called before each checkpoint, so that a state
+	// never counts a rejection its file lost.
+	Rejected io.Writer
+
+	runID string // the state's, for the tracking ids
+}
+
+// Progress is a run's progress: the lines this process did (Rejected of them
+// rejected), and the lines earlier processes did, skipped.
+type Progress struct {
+	Done, Skipped, Rejected int64
+	RequestCharge           float64
+}
+
+// FailFastError is the first rejected line of an import with FailFast.
+type FailFastError struct {
+	Line   int64
+	Reason string
+	// Err is the write's error for a failed write, nil for a bad line.
+	Err error
+	msg string
+}
+
+func (e *FailFastError) Error() string {
+	return fmt.Sprintf("line %d: %s (stopped by --fail-fast)", e.Line, e.msg)
+}
+
+func (e *FailFastError) Unwrap() error { return e.Err }
+
+// UnavailableError is an import stopped because its writes kept failing for the
+// service's availability.
+type UnavailableError struct {
+	Failures int
+	Err      error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("stopped after %d writes in a row failed, the last with: %v; those lines are not marked done", e.Failures, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+func (o *Options) defaults() {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.LineRetries == 0 {
+		o.LineRetries = 3
+	}
+	if o.RetryWait <= 0 {
+		o.RetryWait = 200 * time.Millisecond
+	}
+	if o.StopAfter <= 0 {
+		o.StopAfter = max(20, 2*o.Concurrency)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.CheckpointEvery <= 0 {
+		o.CheckpointEvery = time.Second
+	}
+	if o.Limiter == nil {
+		o.Limiter = noLimit{}
+	}
+}
+
+type noLimit struct{}
+
+func (noLimit) Wait(ctx context.Context) error { return ctx.Err() }
+func (noLimit) Spent(float64)                  {}
+func (noLimit) Throttled(time.Duration)        {}
+
+// job is one item to write.
+type job struct {
+	n    int64
+	body []byte
+	id   string
+	pk   cosmos.PartitionKey
+}
+
+type outcome int
+
+const (
+	outCreated outcome = iota
+	outPresent
+	outUpdated
+	outFailed    // the service refused the write: final
+	outTransient // the write failed for availability, after every retry
+	outBad       // the line is not an item
+	outBlank
+	outCancelled // the run stopped before the write ended: not done
+	outFatal     // the write cannot work for any line (auth, no such container)
+)
+
+// result is what came of one line.
+type result struct {
+	n         int64
+	out       outcome
+	reason    string
+	err       error
+	status    int
+	item      []byte
+	text      []byte
+	bytes     int64
+	ru        float64
+	throttles int64
+}
+
+// Import writes src's lines into the target, resuming st (from NewState or
+// LoadState), and returns the report of the whole run. It returns the report with
+// the error that stopped it: the context's (interrupted), *FailFastError,
+// *UnavailableError, a write error that no line could get past (401, 403, 404), or a
+// failure to read the input or save a checkpoint. The state is checkpointed before it
+// returns, whatever stopped it.
+func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, error) {
+	o.defaults()
+	o.runID = st.RunID
+	resumed := st.Runs > 0
+	st.Runs++
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	t := &tracker{o: &o, st: st, done: newDoneSet(st.Prefix, st.Above), start: o.Clock.Now(), elapsed: st.Elapsed, rejBytes: st.RejectedBytes}
+	t.rej = o.Rejected
+	skip := newDoneSet(st.Prefix, st.Above)
+
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r := write(runCtx, &o, j, resumed)
+				if err := t.finish(r); err != nil {
+					stop(err)
+				}
+			}
+		}()
+	}
+	ckDone := make(chan struct{})
+	ckExited := make(chan struct{})
+	go func() {
+		defer close(ckExited)
+		for {
+			timer := o.Clock.NewTimer(o.CheckpointEvery)
+			select {
+			case <-timer.C():
+				if err := t.checkpoint(false); err != nil {
+					stop(err)
+				}
+			case <-ckDone:
+				timer.Stop()
+				return
+			}
+		}
+	}()
+
+	readErr := readLines(runCtx, src, &o, skip, t, jobs)
+	if readErr != nil && !errors.Is(readErr, context.Canceled) {
+		stop(readErr)
+	}
+	close(jobs)
+	wg.Wait()
+	close(ckDone)
+	<-ckExited
+
+	complete := runCtx.Err() == nil && readErr == nil
+	t.end(complete)
+	ckErr := t.checkpoint(complete)
+	rep := t.report(complete)
+
+	err := context.Cause(runCtx)
+	switch {
+	case complete:
+		err = nil
+	case ctx.Err() != nil:
+		err = ctx.Err()
+		rep.Stopped = "interrupted"
+	case err != nil:
+		rep.Stopped = err.Error()
+	}
+	if err == nil && ckErr != nil {
+		err = ckErr
+	}
+	return rep, err
+}
+
+// readLines reads the input and hands its items to the writers, skipping the lines
+// done before and settling bad lines itself.
+func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *tracker, jobs chan<- job) error {
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		l, err := src.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", src.fingerprint.Name, err)
+		}
+		if skip.has(l.n) {
+			t.skip()
+			continue
+		}
+		j, bad := parseLine(l, o.PartitionKey)
+		if bad != nil {
+			if err := t.finish(*bad); err != nil {
+				return err
+			}
+			continue
+		}
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// parseLine makes a line a job, or the result of a line that is not an item.
+func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
+	bad := func(reason, msg string) (job, *result) {
+		r := &result{n: l.n, out: outBad, reason: reason, err: errors.New(msg)}
+		if json.Valid(l.text) {
+			r.item = l.text
+		} else {
+			r.text = l.text
+		}
+		return job{}, r
+	}
+	if l.tooLarge > 0 {
+		return job{}, &result{n: l.n, out: outBad, reason: ReasonTooLarge, err: errors.New(tooLargeError(l.tooLarge)), bytes: l.tooLarge}
+	}
+	if len(bytes.TrimSpace(l.text)) == 0 {
+		return job{}, &result{n: l.n, out: outBlank}
+	}
+	dec := json.NewDecoder(bytes.NewReader(l.text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return bad(ReasonInvalidJSON, "the line is not valid JSON: "+err.Error())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return bad(ReasonInvalidJSON, "the line has more after its JSON value: give one item a line")
+	}
+	doc, ok := v.(map[string]any)
+	if !ok {
+		return bad(ReasonNotObject, fmt.Sprintf("the line is a JSON %s, not an object: each line is one item", cosmos.JSONKind(v)))
+	}
+	id, isString := doc["id"].(string)
+	switch {
+	case doc["id"] == nil:
+		return bad(ReasonNoID, `the item has no "id" property: every Cosmos DB item needs a string id`)
+	case !isString:
+		return bad(ReasonIDNotString, fmt.Sprintf(`the item's "id" is a %s: it must be a string`, cosmos.JSONKind(doc["id"])))
+	case id == "":
+		return bad(ReasonNoID, `the item's "id" is empty`)
+	}
+	if missing := missingPaths(doc, def.Paths); len(missing) > 0 {
+		msg := "the item has no value at the container's partition key path " + strings.Join(missing, ", ")
+		if len(def.Paths) > 1 {
+			msg += " (the key is " + strings.Join(def.Paths, ", ") + ")"
+		}
+		return bad(ReasonNoKey, msg)
+	}
+	pk, err := engine.PartitionKeyOfDocument(doc, def)
+	if err != nil {
+		return bad(ReasonBadKey, err.Error())
+	}
+	return job{n: l.n, body: l.text, id: id, pk: pk}, nil
+}
+
+func missingPaths(doc map[string]any, paths []string) []string {
+	var missing []string
+	for _, path := range paths {
+		var cur any = doc
+		for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				cur = nil
+				break
+			}
+			v, present := m[seg]
+			if !present {
+				missing = append(missing, path)
+				break
+			}
+			cur = v
+		}
+	}
+	return missing
+}
+
+// TrackingID is the _trackingId of a line of a run: the same in every attempt and
+// every process, so that a resumed run recognises the items it stored before.
+func TrackingID(runID string, line int64) string { return fmt.Sprintf("%s:%d", runID, line) }
+
+// write sends one item, retrying it when it failed for availability.
+func write(ctx context.Context, o *Options, j job, resumed bool) result {
+	r := result{n: j.n, item: j.body}
+	var throttles atomic.Int64
+	for attempt := 0; ; attempt++ {
+		if err := o.Limiter.Wait(ctx); err != nil {
+			r.out = outCancelled
+			break
+		}
+		op := o.Write
+		op.Database, op.Container = o.Target.Database, o.Target.Container
+		op.ID, op.PartitionKey, op.Body = j.id, j.pk, j.body
+		op.Throttled = func(d time.Duration) {
+			throttles.Add(1)
+			o.Limiter.Throttled(d)
+		}
+		switch o.Mode {
+		case Upsert:
+			op.Kind, op.WriteRetries = engine.OpUpsert, retries.WriteRetries
+		default:
+			op.Kind, op.WriteRetries = engine.OpCreate, retries.WriteRetriesWithTrackingID
+			op.TrackingID = TrackingID(o.runID, j.n)
+			op.SentBefore = resumed || attempt > 0
+		}
+		res, err := o.Client.Execute(ctx, op)
+		if res != nil && res.Diagnostics != nil {
+			r.ru += res.Diagnostics.RequestCharge
+			o.Limiter.Spent(res.Diagnostics.RequestCharge)
+		}
+		r.out, r.reason, r.status = classify(ctx, o.Mode, res, err)
+		r.err = err
+		if r.out != outTransient || attempt >= o.LineRetries || !sleep(ctx, o.Clock, o.RetryWait<<attempt) {
+			if r.out == outTransient && ctx.Err() != nil {
+				r.out = outCancelled
+			}
+			break
+		}
+	}
+	r.throttles = throttles.Load()
+	return r
+}
+
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// classify says what a write's answer means for its line.
+func classify(ctx context.Context, mode Mode, res *engine.Result, err error) (outcome, string, int) {
+	if err == nil {
+		if res.StatusCode == http.StatusOK && mode == Upsert {
+			return outUpdated, "", res.StatusCode
+		}
+		return outCreated, "", res.StatusCode
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return outCancelled, "", 0
+	}
+	var ie *engine.InputError
+	if errors.As(err, &ie) {
+		return outBad, ReasonRefused, 0
+	}
+	var te *engine.TimeoutError
+	if errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) {
+		return outTransient, "end-to-end timeout", 0
+	}
+	if status, sub, ok := cosmos.Status(err); ok {
+		reason := fmt.Sprintf("%d %s", status, http.StatusText(status))
+		if sub != 0 {
+			reason = fmt.Sprintf("%d/%d %s", status, sub, http.StatusText(status))
+		}
+		switch {
+		case status == 409 && mode == Create:
+			return outPresent, "", status
+		case status == 429 || status == 408 || status == 449 || status == 410 || status >= 500 ||
+			(status == 403 && sub == cosmos.SubWriteForbidden):
+			return outTransient, reason, status
+		case status == 401 || status == 403 || status == 404:
+			return outFatal, reason, status
+		}
+		return outFailed, reason, status
+	}
+	var ne *cosmos.NetworkError
+	if errors.As(err, &ne) {
+		return outTransient, "no answer", 0
+	}
+	return outFailed, "other error", 0
+}

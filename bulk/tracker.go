@@ -1,0 +1,220 @@
+package bulk
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"sync"
+	"time"
+)
+
+// tracker keeps what the run has done: the done lines, the counts, the rejected-lines
+// file, and the failed writes not yet settled. Writers finish lines in any order.
+type tracker struct {
+	o     *Options
+	start time.Time
+
+	mu       sync.Mutex
+	st       *State
+	done     *doneSet
+	this     Counts
+	skipped  int64
+	elapsed  time.Duration // of earlier processes
+	rej      io.Writer
+	rejBytes int64
+	rejErr   error
+	// pending are failed writes (for availability) held back while they may be the
+	// start of a run of failures that stops the import: settled (done, rejected) when a
+	// write succeeds after them or the input ends, dropped (not done) when the run
+	// stops, so that resuming sends them again.
+	pending []result
+	tripped bool
+
+	ckMu sync.Mutex // one checkpoint at a time
+}
+
+// skip counts a line done by an earlier process.
+func (t *tracker) skip() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.skipped++
+	t.progress()
+}
+
+// finish records what came of a line, and returns an error when the import must stop
+// because of it.
+func (t *tracker) finish(r result) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.st.Counts.RequestCharge += r.ru
+	t.this.RequestCharge += r.ru
+	t.st.Counts.Throttles += r.throttles
+	t.this.Throttles += r.throttles
+	defer t.progress()
+	switch r.out {
+	case outCancelled:
+		return nil
+	case outFatal:
+		t.tripped = true
+		return fmt.Errorf("line %d: %w", r.n, r.err)
+	case outTransient:
+		if t.o.FailFast {
+			t.commit(r)
+			return t.failFast(r)
+		}
+		if t.tripped {
+			return nil
+		}
+		t.pending = append(t.pending, r)
+		if len(t.pending) >= t.o.StopAfter {
+			t.tripped = true
+			return &UnavailableError{Failures: len(t.pending), Err: r.err}
+		}
+		return nil
+	case outCreated, outPresent, outUpdated, outFailed:
+		// The service answered: the failures before this were not a run of them.
+		if !t.tripped {
+			for _, p := range t.pending {
+				t.commit(p)
+			}
+			t.pending = t.pending[:0]
+		}
+	}
+	t.commit(r)
+	if t.rejErr != nil {
+		return t.rejErr
+	}
+	if t.o.FailFast && (r.out == outFailed || r.out == outBad) {
+		return t.failFast(r)
+	}
+	return nil
+}
+
+func (t *tracker) failFast(r result) error {
+	e := &FailFastError{Line: r.n, Reason: r.reason, msg: r.err.Error()}
+	if r.out != outBad {
+		e.Err = r.err
+	}
+	return e
+}
+
+// commit marks a line done and counts it; a rejected one goes to the rejected file.
+func (t *tracker) commit(r result) {
+	t.done.add(r.n)
+	for _, c := range []*Counts{&t.st.Counts, &t.this} {
+		c.Lines++
+		switch r.out {
+		case outCreated:
+			c.Created++
+		case outPresent:
+			c.AlreadyPresent++
+		case outUpdated:
+			c.Updated++
+		case outBlank:
+			c.Blank++
+		case outBad:
+			c.BadLines++
+		case outFailed, outTransient:
+			c.Failed++
+		}
+		if r.out == outBad || r.out == outFailed || r.out == outTransient {
+			if c.Reasons == nil {
+				c.Reasons = map[string]int64{}
+			}
+			c.Reasons[r.reason]++
+		}
+	}
+	if r.out == outBad || r.out == outFailed || r.out == outTransient {
+		t.reject(r)
+	}
+}
+
+func (t *tracker) reject(r result) {
+	if t.rej == nil || t.rejErr != nil {
+		return
+	}
+	rej := Rejection{Line: r.n, Reason: r.reason, Status: r.status, Bytes: r.bytes}
+	if r.err != nil {
+		rej.Error = r.err.Error()
+	}
+	if r.item != nil {
+		rej.Item = json.RawMessage(r.item)
+	} else if r.text != nil {
+		rej.Text = string(r.text)
+	}
+	b, err := json.Marshal(rej)
+	if err == nil {
+		var n int
+		n, err = t.rej.Write(append(b, '\n'))
+		t.rejBytes += int64(n)
+	}
+	if err != nil {
+		t.rejErr = fmt.Errorf("writing the rejected-lines file: %w", err)
+	}
+}
+
+// end settles the failed writes still pending: as failures when the input was read to
+// its end, or not at all (not done) when the run stopped early.
+func (t *tracker) end(complete bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if complete && !t.tripped {
+		for _, p := range t.pending {
+			t.commit(p)
+		}
+	}
+	t.pending = nil
+}
+
+func (t *tracker) progress() {
+	if t.o.Progress == nil {
+		return
+	}
+	t.o.Progress(Progress{Done: t.this.Lines, Skipped: t.skipped, Rejected: t.this.Rejected(), RequestCharge: t.this.RequestCharge})
+}
+
+// snapshot is a copy of the state as of now; t.mu is held.
+func (t *tracker) snapshot(complete bool) *State {
+	s := *t.st
+	s.Prefix, s.Above = t.done.prefix, t.done.sortedAbove()
+	s.Counts.Reasons = maps.Clone(t.st.Counts.Reasons)
+	s.RejectedBytes = t.rejBytes
+	s.Elapsed = t.elapsed + t.o.Clock.Now().Sub(t.start)
+	s.Complete = complete
+	return &s
+}
+
+// checkpoint saves the state, after the rejections it counts are on disk.
+func (t *tracker) checkpoint(complete bool) error {
+	if t.o.Checkpoint == nil {
+		return nil
+	}
+	t.ckMu.Lock()
+	defer t.ckMu.Unlock()
+	t.mu.Lock()
+	var err error
+	if f, ok := t.rej.(interface{ Flush() error }); ok {
+		err = f.Flush()
+	}
+	s := t.snapshot(complete)
+	t.mu.Unlock()
+	if f, ok := t.rej.(interface{ Sync() error }); ok && err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("writing the rejected-lines file: %w", err)
+	}
+	return t.o.Checkpoint(s)
+}
+
+// report is the run's report as of now.
+func (t *tracker) report(complete bool) *Report {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.snapshot(complete)
+	this := t.this
+	this.Reasons = maps.Clone(t.this.Reasons)
+	return &Report{Counts: s.Counts, Skipped: t.skipped, ThisRun: this, Duration: t.o.Clock.Now().Sub(t.start),
+		Elapsed: s.Elapsed, Runs: s.Runs, Complete: complete}
+}

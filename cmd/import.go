@@ -1,0 +1,362 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	goio "io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/bulk"
+	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/internal/rulimit"
+	"github.com/cosmosctl/cosmosctl/output"
+)
+
+// importOptions are the flags of `cosmosctl import`.
+type importOptions struct {
+	conn        connFlags
+	mode        string
+	concurrency int
+	maxRU       float64
+	state       string
+	rejected    string
+	failFast    bool
+}
+
+// maxImportConcurrency bounds --concurrency: more writes in flight than this only
+// queue in the client or get throttled.
+const maxImportConcurrency = 256
+
+const importLong = `Load a file of items, one JSON object a line (NDJSON), into the container:
+each line one write through the engine (the write region, --e2e-timeout per
+write, the engine's retries), --concurrency of them in flight at once.
+
+Modes:
+  create   (default) an item whose id is already stored in its partition is left
+           as it is and counted as already present
+  upsert   every item is created or replaced (counted as created or updated)
+
+Exactly once. Creates carry a _trackingId (the run's id, from the state file, and
+the line number; it stays in the stored item), so a write whose answer was lost (a
+dropped connection, a killed process) is recognised when it is sent again: its 409
+is checked against the stored item, and counts as created when it carries the
+run's _trackingId, already present when it does not. Upserts need no id.
+
+--state FILE checkpoints the import every second and when it stops (atomically):
+the lines done and the counts of the whole run. Run the same command again to
+resume: done lines are skipped, and the report covers every process of the run.
+The state is bound to the input (its size and the SHA-256 of its first MiB) and
+to the account, database, container and --mode; another one is refused (exit 2).
+From standard input (-) only the first MiB can be checked: feed the same data.
+
+Throughput. --max-ru-per-second caps the RU the import spends (default: no cap).
+A 429 pauses every writer for the service's retry-after and lowers the import's
+own rate to 0.8x what it measured, climbing back 10 %/s while no 429 comes, so
+that the import does not take the container's whole throughput from its other
+clients. The engine retries each 429 itself (9 times, 30 s at most).
+
+Rejected lines: a line that is not a JSON object, has no string id, no value at
+the partition key path, or is over 2 MiB, and a write that failed, goes to the
+rejected-lines file with its line number and reason (--rejected; default FILE.rejected.ndjson,
+or STATE.rejected.ndjson with --state, or import.rejected.ndjson for standard input),
+one JSON object a line: {"line":N,"reason":"...","error":"...","item":{...}}, so that
+jq -c .item FILE.rejected.ndjson | cosmosctl import - loads them again. They do not
+stop the import unless --fail-fast (which records the line, then stops; resuming
+goes on after it). Writes that fail for the service's availability (503, timeouts,
+no answer) are sent again 3 times; 20 in a row (or twice --concurrency) stop the
+import without marking those lines done, so that resuming sends them again (exit 8).
+
+Progress: a bar on stderr on a terminal (items, items/s, RU/s, ETA, failures).
+The report goes to stdout at the end: created, already present, updated, failed
+and bad lines by reason, lines, RU, items/s and duration. With -o json stdout is
+NDJSON: a progress event a second, {"event":"progress",...}, and the report last,
+{"event":"report",...}.
+
+Exit codes: 0 every line imported (created, already present or updated); 11 the
+import completed but some lines were rejected or failed (the report counts them,
+the rejected-lines file holds them); 130 on Ctrl-C, after the state is saved
+(resume with the same command); 2 bad flags, input or state file; 8 the service
+stopped taking writes. Exit codes: cosmosctl help exit-codes.
+` + accountHelp
+
+func newImportCmd(io *IOStreams) *cobra.Command {
+	o := &importOptions{}
+	c := &cobra.Command{
+		Use:   "import FILE.ndjson|- [--mode create|upsert] [--state FILE]",
+		Short: "Load NDJSON items exactly once, resumable, paced by RU/s",
+		Long:  importLong,
+		Example: `  cosmosctl import items.ndjson --state items.state
+  cosmosctl import items.ndjson --mode upsert --concurrency 32 --max-ru-per-second 2000
+  gunzip -c items.ndjson.gz | cosmosctl import - --state items.state -o json | jq 'select(.event=="report")'
+  jq -c .item items.state.rejected.ndjson | cosmosctl import - --rejected retry.rejected.ndjson`,
+		Args: exactArgs(1, "the NDJSON file, or - for standard input"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), io, args[0])
+		},
+	}
+	o.conn.register(c)
+	f := c.Flags()
+	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each write, its retries included, e.g. 5s ($COSMOSCTL_E2E_TIMEOUT; default none)"
+	_ = f.MarkHidden("diagnostics")
+	f.StringVar(&o.mode, "mode", string(bulk.Create), "create (an existing item is left and counted as already present) or upsert (created or replaced)")
+	f.IntVar(&o.concurrency, "concurrency", 16, fmt.Sprintf("writes in flight at once, 1 to %d", maxImportConcurrency))
+	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many RU/s (default: no cap; 429s still slow the import down)")
+	f.StringVar(&o.state, "state", "", "checkpoint to this file, and resume from it if it exists")
+	f.StringVar(&o.rejected, "rejected", "", "the rejected-lines file (default FILE.rejected.ndjson, or STATE.rejected.ndjson with --state)")
+	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first rejected line (after recording it)")
+	return c
+}
+
+// validate checks the flags that need no I/O.
+func (o *importOptions) validate() (bulk.Mode, error) {
+	mode := bulk.Mode(strings.ToLower(o.mode))
+	switch {
+	case mode != bulk.Create && mode != bulk.Upsert:
+		return "", usageErrorf("--mode must be create or upsert, not %q", o.mode)
+	case o.concurrency < 1 || o.concurrency > maxImportConcurrency:
+		return "", usageErrorf("--concurrency must be between 1 and %d, not %d", maxImportConcurrency, o.concurrency)
+	case o.maxRU < 0 || o.maxRU != o.maxRU:
+		return "", usageErrorf("--max-ru-per-second must be 0 (no cap) or more, not %v", o.maxRU)
+	}
+	return mode, nil
+}
+
+// importInput is the input file (or standard input) and its size (-1: unknown).
+func (o *importOptions) openInput(io *IOStreams, name string) (goio.Reader, int64, func(), error) {
+	if name == "-" {
+		return io.In, -1, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, nil, usageErrorf("cannot read the input: %v", err)
+	}
+	info, err := f.Stat()
+	if err == nil && info.IsDir() {
+		f.Close()
+		return nil, 0, nil, usageErrorf("the input %s is a directory: give an NDJSON file, or - for standard input", name)
+	}
+	size := int64(-1)
+	if err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return f, size, func() { f.Close() }, nil
+}
+
+// rejectedPath is where the rejected lines go: --rejected, the file a resumed run
+// already uses, or a default next to the state file or the input.
+func (o *importOptions) rejectedPath(input string, st *bulk.State, resumed bool) (string, error) {
+	if resumed && st.Rejected != "" {
+		if o.rejected != "" && filepath.Clean(o.rejected) != filepath.Clean(st.Rejected) {
+			return "", usageErrorf("this import's rejected lines are in %s (the state file says so): give --rejected %s, or none", st.Rejected, st.Rejected)
+		}
+		return st.Rejected, nil
+	}
+	switch {
+	case o.rejected != "":
+		return o.rejected, nil
+	case o.state != "":
+		return o.state + ".rejected.ndjson", nil
+	case input == "-":
+		return "import.rejected.ndjson", nil
+	}
+	return strings.TrimSuffix(input, ".ndjson") + ".rejected.ndjson", nil
+}
+
+func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) error {
+	mode, err := o.validate()
+	if err != nil {
+		return err
+	}
+	var st *bulk.State
+	if o.state != "" {
+		if st, err = bulk.LoadState(o.state); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	r, size, closeInput, err := o.openInput(io, input)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	src, err := bulk.NewSource(r, input, size)
+	if err != nil {
+		return usageErrorf("cannot read the input: %v", err)
+	}
+	settings, err := o.conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	sess, err := o.conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	target := bulk.Target{Endpoint: sess.settings.Endpoint, Database: sess.settings.Database, Container: sess.settings.Container}
+	if !sess.settings.Configured() {
+		target.Endpoint = "the embedded emulator"
+	}
+	resumed := st != nil
+	if resumed {
+		if err := st.Check(o.state, src.Fingerprint(), target, mode); err != nil {
+			return &UsageError{Err: err}
+		}
+	} else {
+		st = bulk.NewState(src.Fingerprint(), target, mode)
+	}
+	rejPath, err := o.rejectedPath(input, st, resumed)
+	if err != nil {
+		return err
+	}
+	st.Rejected = rejPath
+	def, err := sess.client.PartitionKeyDefinition(ctx, target.Database, target.Container)
+	if err != nil {
+		return asUsage(err)
+	}
+	write := engine.Operation{}
+	write.E2ETimeout = sess.settings.E2ETimeout
+	if write.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+		return err
+	}
+	rej, err := bulk.OpenRejected(rejPath, st)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if resumed {
+		fmt.Fprintf(io.ErrOut, "cosmosctl: resuming the import from %s: %s lines done by %s\n", o.state,
+			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run"))
+	}
+
+	asJSON := o.conn.wantJSON(sess.settings)
+	bar := o.progress(io, asJSON, input, size, st)
+	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
+		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, FailFast: o.failFast, Rejected: rej,
+		Progress: func(p bulk.Progress) {
+			if bar != nil {
+				bar.Update(progress.Counts{Done: p.Done - p.Rejected, Failed: p.Rejected, Skipped: p.Skipped, RU: p.RequestCharge, Total: bar.total})
+			}
+		}}
+	if o.state != "" {
+		bo.Checkpoint = func(s *bulk.State) error { return s.Save(o.state, time.Now()) }
+	}
+	rep, runErr := bulk.Import(ctx, src, st, bo)
+	bar.Stop()
+	if cerr := rej.Close(); cerr != nil && runErr == nil {
+		runErr = cerr
+	}
+	if rep.Rejected() == 0 && rep.Complete {
+		// Nothing to look at: no empty file left behind.
+		os.Remove(rejPath)
+		rejPath = ""
+	}
+	err = o.commandError(ctx, input, rep, rejPath, runErr)
+	obj := output.NewImportReport(rep, input, target, mode, err)
+	obj.RejectedFile, obj.StateFile = rejPath, o.state
+	classifyFailure(obj.Error, err)
+	if asJSON {
+		b, merr := jsonLine(obj)
+		if merr == nil {
+			_, merr = io.Out.Write(b)
+		}
+		if merr != nil {
+			return merr
+		}
+	} else if werr := output.WriteImportReport(io.Out, io.outStyles(o.conn.noColor), obj); werr != nil {
+		return werr
+	}
+	o.notes(io, input, rep, rejPath, err)
+	return err
+}
+
+func jsonLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(b, '\n'), err
+}
+
+// notes tell a person on stderr how to go on: where the rejected lines are, and how to
+// resume.
+func (o *importOptions) notes(io *IOStreams, input string, rep *bulk.Report, rejPath string, err error) {
+	if n := rep.Rejected(); n > 0 {
+		fmt.Fprintf(io.ErrOut, "cosmosctl: %s rejected, with their line numbers and reasons, in %s\n", output.HumanCount(int(n), "line"), rejPath)
+	}
+	if rep.Complete {
+		return
+	}
+	var ue *bulk.UnavailableError
+	var ff *bulk.FailFastError
+	resumable := errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.As(err, &ff)
+	switch {
+	case !resumable:
+	case o.state != "":
+		fmt.Fprintf(io.ErrOut, "cosmosctl: the state is saved in %s: resume with the same command, cosmosctl import %s --state %s\n", o.state, input, o.state)
+	default:
+		fmt.Fprintf(io.ErrOut, "cosmosctl: no --state was given, so this import cannot be resumed: running it again counts the %s already written as already present; give --state FILE to make an import resumable\n",
+			output.HumanCount(int(rep.Written()), "item"))
+	}
+}
+
+// commandError is the command's error for how the import ended.
+func (o *importOptions) commandError(ctx context.Context, input string, rep *bulk.Report, rejPath string, err error) error {
+	var ff *bulk.FailFastError
+	switch {
+	case err == nil && rep.Rejected() > 0:
+		return &PartialError{Rejected: rep.Rejected(), Lines: rep.Lines, File: rejPath}
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return &InterruptedError{What: fmt.Sprintf("import of %s after %s", input, output.HumanCount(int(rep.Lines), "line"))}
+	case errors.As(err, &ff) && ff.Err == nil:
+		return &UsageError{Err: err}
+	}
+	return asUsage(err)
+}
+
+// importProgress is the import's progress display and the input's line count.
+type importProgress struct {
+	*progress.Reporter
+	total int64
+}
+
+func (p *importProgress) Update(c progress.Counts) {
+	if p != nil {
+		p.Reporter.Update(c)
+	}
+}
+
+func (p *importProgress) Stop() {
+	if p != nil {
+		p.Reporter.Stop()
+	}
+}
+
+// progress starts the display: a bar on a terminal's stderr, NDJSON events on stdout
+// with -o json, nothing otherwise. A file's lines are counted first for the total.
+func (o *importOptions) progress(io *IOStreams, asJSON bool, input string, size int64, st *bulk.State) *importProgress {
+	mode, w := progress.Off, goio.Writer(nil)
+	switch {
+	case asJSON:
+		mode, w = progress.JSON, io.Out
+	case io.ErrTTY:
+		mode, w = progress.Bar, io.ErrOut
+	}
+	rep := progress.New(w, mode, progress.Options{Label: "import", Unit: "item", Width: func() int { return io.ErrWidth }})
+	if rep == nil {
+		return nil
+	}
+	p := &importProgress{Reporter: rep}
+	if size >= 0 {
+		if f, err := os.Open(input); err == nil {
+			p.total, _ = bulk.CountLines(f)
+			f.Close()
+		}
+	}
+	return p
+}

@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
+)
+
+// TestImportCompletesWithARegionInTrouble: with any one region hung, refusing,
+// throttling or slow, an import completes, in bounded time, every item once.
+func TestImportCompletesWithARegionInTrouble(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rule faults.Rule
+	}{
+		{"a read region hung", faults.Rule{Region: "West US", Effect: faults.EffectHang}},
+		{"a read region refusing", faults.Rule{Region: "West US", Effect: faults.EffectRefuse}},
+		{"the write region slow", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectDelay,
+			Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(30 * time.Millisecond)}, Probability: 0.5}},
+		// A burst of 429s, as a container over its throughput answers: the import pauses
+		// and slows down, then climbs back. (429s at random whatever the rate would hold
+		// it at its floor: each one says the container is over.)
+		{"the write region throttling", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectStatus,
+			Status: 429, RetryAfter: faults.Duration(20 * time.Millisecond), Count: 40}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testAccount(t)
+			if _, err := srv.AddFault(tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			input := importFile(t, items(1, 300))
+			start := time.Now()
+			r := cosmosctl(t, "", "import", input, "--concurrency", "8", "-o", "json")
+			took := time.Since(start)
+			rep := lastReport(t, r.out)
+			if r.code != 0 || rep.Created != 300 || !rep.Complete {
+				t.Fatalf("exit %d, report %+v: %s", r.code, rep, r.errOut)
+			}
+			if took > 30*time.Second {
+				t.Fatalf("took %s", took)
+			}
+			if tc.rule.Status == 429 && rep.Throttles == 0 {
+				t.Fatal("the report counts no 429s")
+			}
+			srv.Faults().Clear()
+			if n := countItems(t); n != "300" {
+				t.Fatalf("%s items stored", n)
+			}
+		})
+	}
+}
+
+// TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack: a write region that
+// refuses or hangs stops the import, bounded, with exit 8 and the lines that failed
+// not marked done; resuming once it is back stores every item once.
+func TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rule faults.Rule
+		args []string
+	}{
+		{"refusing", faults.Rule{Region: "East US", Effect: faults.EffectRefuse}, nil},
+		{"hung", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectHang}, []string{"--e2e-timeout", "500ms"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testAccount(t)
+			seed(t) // the account's topology and container are known
+			if _, err := srv.AddFault(tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			state := filepath.Join(t.TempDir(), "down.state")
+			input := importFile(t, items(1, 100))
+			args := append([]string{"import", input, "--state", state, "--concurrency", "20"}, tc.args...)
+			start := time.Now()
+			r := cosmosctl(t, "", args...)
+			took := time.Since(start)
+			if r.code != ExitUnavailable || !strings.Contains(r.errOut, "writes in a row failed") || !strings.Contains(r.errOut, "resume with the same command") {
+				t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
+			}
+			if took > 30*time.Second {
+				t.Fatalf("took %s to stop", took)
+			}
+			srv.Faults().Clear()
+			r = cosmosctl(t, "", append(args, "-o", "json")...)
+			rep := lastReport(t, r.out)
+			if r.code != 0 || rep.Created+rep.AlreadyPresent != 100 || rep.Failed != 0 || rep.Runs != 2 {
+				t.Fatalf("exit %d, report %+v: %s", r.code, rep, r.errOut)
+			}
+			if n := countItems(t); n != "101" { // with the seeded item
+				t.Fatalf("%s items stored", n)
+			}
+		})
+	}
+}

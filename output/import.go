@@ -1,0 +1,124 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/cosmosctl/cosmosctl/bulk"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
+)
+
+// ImportReport is what `cosmosctl import` reports at the end: the counts of the whole
+// run (every process of it, when it was resumed from a state file) and this process's
+// share. With -o json it is the last line, {"event":"report",...}.
+type ImportReport struct {
+	Event     string `json:"event"`
+	Input     string `json:"input"`
+	Database  string `json:"database"`
+	Container string `json:"container"`
+	Mode      string `json:"mode"`
+	Complete  bool   `json:"complete"`
+	// Stopped says why the import stopped before the end of its input.
+	Stopped        string           `json:"stopped,omitempty"`
+	Lines          int64            `json:"lines"`
+	Created        int64            `json:"created"`
+	AlreadyPresent int64            `json:"already_present"`
+	Updated        int64            `json:"updated"`
+	Failed         int64            `json:"failed"`
+	BadLines       int64            `json:"bad_lines"`
+	BlankLines     int64            `json:"blank_lines"`
+	Reasons        map[string]int64 `json:"reasons"`
+	RequestCharge  float64          `json:"request_charge"`
+	Throttles      int64            `json:"throttles"`
+	Runs           int              `json:"runs"`
+	ElapsedMs      float64          `json:"elapsed_ms"`
+	ThisRun        ImportRun        `json:"this_run"`
+	RejectedFile   string           `json:"rejected_file,omitempty"`
+	StateFile      string           `json:"state_file,omitempty"`
+	Error          *ErrorObject     `json:"error"`
+}
+
+// ImportRun is one process's share of an import.
+type ImportRun struct {
+	Lines          int64   `json:"lines"`
+	Skipped        int64   `json:"skipped"`
+	RequestCharge  float64 `json:"request_charge"`
+	Throttles      int64   `json:"throttles"`
+	DurationMs     float64 `json:"duration_ms"`
+	ItemsPerSecond float64 `json:"items_per_second"`
+	RUPerSecond    float64 `json:"ru_per_second"`
+}
+
+// NewImportReport is the report of r; err is what stopped the import, if anything.
+func NewImportReport(r *bulk.Report, input string, target bulk.Target, mode bulk.Mode, err error) *ImportReport {
+	reasons := r.Reasons
+	if reasons == nil {
+		reasons = map[string]int64{}
+	}
+	return &ImportReport{Event: "report", Input: input, Database: target.Database, Container: target.Container, Mode: string(mode),
+		Complete: r.Complete, Stopped: r.Stopped, Lines: r.Lines, Created: r.Created, AlreadyPresent: r.AlreadyPresent,
+		Updated: r.Updated, Failed: r.Failed, BadLines: r.BadLines, BlankLines: r.Blank, Reasons: reasons,
+		RequestCharge: round2(r.RequestCharge), Throttles: r.Throttles, Runs: r.Runs, ElapsedMs: millis(r.Elapsed),
+		ThisRun: ImportRun{Lines: r.ThisRun.Lines, Skipped: r.Skipped, RequestCharge: round2(r.ThisRun.RequestCharge),
+			Throttles: r.ThisRun.Throttles, DurationMs: millis(r.Duration), ItemsPerSecond: round2(r.ItemsPerSecond()), RUPerSecond: round2(r.RUPerSecond())},
+		Error: ErrorOf(err)}
+}
+
+func millis(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond)) }
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// WriteImportReport is the report as a table: the outcome of every line, what it cost
+// and how fast this process went.
+func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
+	t := NewTableOf(w, st, Column{Header: "IMPORT", Key: true}, Column{Header: "", Priority: 1, Min: 10})
+	n := progress.Thousands
+	status := "complete"
+	if !r.Complete {
+		status = "stopped: " + r.Stopped
+	}
+	t.Append("import", fmt.Sprintf("%s into %s/%s (--mode %s): %s", r.Input, r.Database, r.Container, r.Mode, status))
+	t.Append("created", n(r.Created))
+	t.Append("already present", n(r.AlreadyPresent))
+	if r.Mode == string(bulk.Upsert) {
+		t.Append("updated", n(r.Updated))
+	}
+	t.Append("failed", n(r.Failed))
+	t.Append("bad lines", n(r.BadLines))
+	reasons := make([]string, 0, len(r.Reasons))
+	for k := range r.Reasons {
+		reasons = append(reasons, k)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if r.Reasons[reasons[i]] != r.Reasons[reasons[j]] {
+			return r.Reasons[reasons[i]] > r.Reasons[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	for _, k := range reasons {
+		t.Append("  "+k, n(r.Reasons[k]))
+	}
+	lines := n(r.Lines)
+	if r.BlankLines > 0 {
+		lines += fmt.Sprintf(" (%s blank)", n(r.BlankLines))
+	}
+	t.Append("lines done", lines)
+	t.Append("request charge", fmt.Sprintf("%s RU, %s throttled (429)", n(int64(math.Round(r.RequestCharge))), HumanCount(int(r.Throttles), "request")))
+	run := r.ThisRun
+	t.Append("this run", fmt.Sprintf("%s lines in %s: %s items/s, %s RU/s", n(run.Lines),
+		HumanDuration(time.Duration(run.DurationMs*float64(time.Millisecond))), n(int64(math.Round(run.ItemsPerSecond))), n(int64(math.Round(run.RUPerSecond)))))
+	if r.Runs > 1 {
+		t.Append("runs", fmt.Sprintf("%d, %s in all; %s lines skipped, done before", r.Runs,
+			HumanDuration(time.Duration(r.ElapsedMs*float64(time.Millisecond))), n(run.Skipped)))
+	}
+	if r.RejectedFile != "" {
+		t.Append("rejected lines", r.RejectedFile)
+	}
+	if r.StateFile != "" {
+		t.Append("state", r.StateFile)
+	}
+	return t.Render()
+}
