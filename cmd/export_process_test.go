@@ -19,9 +19,9 @@ import (
 )
 
 // exportProcessItems is how many items the process tests export: pages of 10 at 10 ms
-// each make a run of about 2 s, long enough to be stopped after its first checkpoint
-// (one a second) and before its end.
-const exportProcessItems = 2000
+// each make a run of 3 s or more, long enough to be stopped twice, each time after a
+// checkpoint (one a second) and before the end.
+const exportProcessItems = 3000
 
 func slowExportAccount(t *testing.T) []string {
 	t.Helper()
