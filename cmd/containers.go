@@ -227,8 +227,8 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 			}
 			out := d.info(db)
 			if ttl, asked := body["defaultTtl"]; asked && (d.DefaultTTL == nil || *d.DefaultTTL != ttl) {
-				// cosmosctl's emulator does not keep a default TTL; a service that
-				// dropped it must not look as if it had applied it.
+				// An account that dropped it (an older emulator) must not look as
+				// if it had applied it.
 				fmt.Fprintf(io.ErrOut, "warning: the account did not keep the default TTL of %ds: the container has %s\n", ttl, ttlDescription(d.DefaultTTL))
 			}
 			return r.print(out, func() error { return output.WriteContainer(io.Out, io.outStyles(o.conn.noColor), out) })

@@ -37,8 +37,10 @@ type emulatorOptions struct {
 	Seed           uint64
 	Latency        string
 	Output         string
-	set            func(name string) bool
-	warn           io.Writer // for the key file's permission warning; nil: none
+	// EnforceThroughput throttles by provisioned throughput (emulator/throughput.go).
+	EnforceThroughput bool
+	set               func(name string) bool
+	warn              io.Writer // for the key file's permission warning; nil: none
 }
 
 func newEmulatorCmd(io *IOStreams) *cobra.Command {
@@ -81,6 +83,16 @@ carrying exactly the token in that file, so that cosmosctl --auth aad can be tes
 without Azure; it cannot validate real Azure AD tokens, and without the flag it
 refuses every type=aad request.
 
+With --enforce-throughput (enforce_throughput = true in a scenario, or
+` + "`cosmosctl emulator enforce-throughput on`" + ` while it runs) it throttles like the
+service: a container's RU/s (its manual throughput, its autoscale maximum, or its
+database's shared throughput) is split evenly over its partition key ranges, each
+with one second's share in each region, refilled continuously; an item operation
+whose charge does not fit answers 429 with substatus 3200 and x-ms-retry-after-ms,
+is charged 0 RU and is not applied. Account and metadata requests are not
+throttled. Without it, throughput is bookkeeping only and 429s come from fault
+rules.
+
 As the service does, it refuses (401) a request whose x-ms-date is more than 15
 minutes from its clock, so a captured signature cannot be replayed; it answers 400
 to a partition key value over 2 KB, an id over 1,023 bytes or a document nested
@@ -104,6 +116,9 @@ embedded-emulator).`,
 
   # no added latency: every region answers as fast as loopback
   cosmosctl emulator --latency none
+
+  # throttle by provisioned throughput: 400 RU/s over 4 ranges is 100 RU/s per range
+  cosmosctl emulator --enforce-throughput
 
   # a brownout rehearsal from a scenario file
   cosmosctl emulator --scenario brownout.toml
@@ -139,9 +154,10 @@ embedded-emulator).`,
 	f.Uint64Var(&opts.Seed, "seed", 0, "seed for latency sampling and fault probabilities (0: random)")
 	f.StringVar(&opts.Latency, "latency", latencyRealistic, `base latency of the regions: "realistic" (≈2 ms for the first region, ≈62 ms and ≈75 ms for the others) or "none"`)
 	f.StringVarP(&opts.Output, "output", "o", "text", "how to print the endpoints: text or json")
+	f.BoolVar(&opts.EnforceThroughput, "enforce-throughput", false, "throttle item operations by provisioned throughput: 429/3200 with a retry-after once a range's share of its container's RU/s is spent (default: bookkeeping only)")
 
 	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
-		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io))
+		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io), newEmulatorEnforceThroughputCmd(io))
 	return c
 }
 
@@ -204,6 +220,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	}
 	if pick("data-dir", cfg.DataDir != "") {
 		cfg.DataDir = o.DataDir
+	}
+	if o.set("enforce-throughput") {
+		cfg.EnforceThroughput = o.EnforceThroughput
 	}
 	if pick("seed", cfg.Seed != 0) {
 		cfg.Seed = o.Seed
@@ -287,7 +306,9 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			Regions  []emulator.Region     `json:"regions"`
 			Latency  []faults.LatencyEntry `json:"latency"`
 			DataDir  string                `json:"data_dir,omitempty"`
-		}{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: st.Regions, Latency: st.Latency, DataDir: cfg.DataDir}
+			// EnforceThroughput: item operations are throttled by provisioned throughput.
+			EnforceThroughput bool `json:"enforce_throughput"`
+		}{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: st.Regions, Latency: st.Latency, DataDir: cfg.DataDir, EnforceThroughput: st.EnforceThroughput}
 		if out.Latency == nil {
 			out.Latency = []faults.LatencyEntry{}
 		}
@@ -319,6 +340,9 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		}
 		if cfg.DataDir != "" {
 			fmt.Fprintf(io.Out, "data      %s\n", cfg.DataDir)
+		}
+		if st.EnforceThroughput {
+			fmt.Fprintln(io.Out, "throttle  by provisioned throughput: 429/3200 once a range's share of its container's RU/s is spent")
 		}
 	}
 	if opts.Scenario != "" {

@@ -100,6 +100,10 @@ func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 			if st.DataDir != "" {
 				fmt.Fprintf(tw, "data\t%s\n", st.DataDir)
 			}
+			fmt.Fprintf(tw, "enforce throughput\t%v\n", st.EnforceThroughput)
+			if st.EnforceThroughput || st.Throttled > 0 {
+				fmt.Fprintf(tw, "throttled\t%d answered 429/3200 (RU budget spent)\n", st.Throttled)
+			}
 			for _, r := range st.Regions {
 				role := "read"
 				if r.Write {
@@ -258,6 +262,51 @@ func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	c.Flags().DurationVar(&lag, "lag", 0, "how long a write takes to reach the other regions")
+	opts.addFlags(c)
+	return c
+}
+
+func newEmulatorEnforceThroughputCmd(io *IOStreams) *cobra.Command {
+	opts := &controlOptions{}
+	c := &cobra.Command{
+		Use:   "enforce-throughput on|off",
+		Short: "Turn throttling by provisioned throughput on or off in a running emulator",
+		Long: `Turn throttling by provisioned throughput on or off, as --enforce-throughput
+does at start. On, each partition key range of a container has its share of the
+container's RU/s (or its database's shared RU/s) to spend per second, starting full;
+an item operation whose charge does not fit answers 429/3200 with
+x-ms-retry-after-ms, is charged 0 RU and is not applied. Off, throughput is
+bookkeeping only. ` + "`cosmosctl emulator status`" + ` counts the requests throttled.`,
+		Example: "  cosmosctl emulator enforce-throughput on\n  cosmosctl emulator enforce-throughput off",
+		Args:    exactArgs(1, "on or off"),
+		RunE: func(c *cobra.Command, args []string) error {
+			var on bool
+			switch args[0] {
+			case "on":
+				on = true
+			case "off":
+			default:
+				return usageErrorf("enforce-throughput takes on or off, not %q", args[0])
+			}
+			cl, err := opts.client()
+			if err != nil {
+				return err
+			}
+			st, err := cl.SetEnforceThroughput(c.Context(), on)
+			if err != nil {
+				return err
+			}
+			if opts.Output == "json" {
+				return printJSON(io, st)
+			}
+			if st.EnforceThroughput {
+				fmt.Fprintln(io.Out, "throughput is now enforced: 429/3200 once a range's share of its container's RU/s is spent")
+			} else {
+				fmt.Fprintln(io.Out, "throughput is now bookkeeping only")
+			}
+			return nil
+		},
+	}
 	opts.addFlags(c)
 	return c
 }

@@ -320,6 +320,8 @@ THE ACCOUNT
   data_dir = "/var/tmp/rehearsal"  # persist data here (default: in memory)
   aad_token = "test-token"       # accept this string as an Azure AD token, to test
                                  # --auth aad (default: refuse Azure AD requests)
+  enforce_throughput = true      # throttle item operations by provisioned RU/s:
+                                 # 429/3200 with a retry-after (default: bookkeeping)
 
   [[regions]]                    # in failover order; the first is the write region
   name = "East US"               # default: East US, West US, North Europe

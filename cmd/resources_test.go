@@ -86,10 +86,11 @@ func TestContainerCommands(t *testing.T) {
 	if c.PartitionKeyKind != "MultiHash" || len(c.PartitionKeyPaths) != 2 || c.PartitionKeyVersion != 2 {
 		t.Fatalf("create: %+v", c)
 	}
-	// The emulator does not keep a default TTL: the command says so instead of
-	// implying it was applied.
-	if !strings.Contains(r.errOut, "did not keep the default TTL of 86400s") {
-		t.Fatalf("create --ttl against an account that drops it: %q", r.errOut)
+	if c.DefaultTTLSeconds == nil || *c.DefaultTTLSeconds != 86400 || strings.Contains(r.errOut, "did not keep") {
+		t.Fatalf("create --ttl 24h: default TTL %v, stderr %q; want 86400 s kept and no warning", c.DefaultTTLSeconds, r.errOut)
+	}
+	if r := cosmosctl(t, "", "container", "show", "events"); r.code != 0 || !strings.Contains(r.out, "86400s") {
+		t.Fatalf("show a container with a default TTL: %+v", r)
 	}
 	for _, bad := range []string{"0", "1.5s", "soon"} {
 		if r := cosmosctl(t, "", "container", "create", "bad", "--partition-key", "/a", "--ttl", bad); r.code != ExitUsage || !strings.Contains(r.errOut, "--ttl must be") {

@@ -275,7 +275,7 @@ func chargeFor(op *batchOp, status int, size int) float64 {
 }
 
 func failedResult(op *batchOp, e *cosmos.Error) batchResult {
-	r := batchResult{StatusCode: e.StatusCode, SubStatusCode: e.SubStatus, message: e.Message}
+	r := batchResult{StatusCode: e.StatusCode, SubStatusCode: e.SubStatus, message: e.Message, RetryAfterMs: e.RetryAfter.Milliseconds()}
 	r.RequestCharge = chargeFor(op, e.StatusCode, 0)
 	return r
 }
@@ -294,7 +294,8 @@ func (s *Server) serveAtomicBatch(req *request, c *container, wire []batchWireOp
 	for i, w := range wire {
 		ops[i] = parseBatchOp(w, c, pk)
 	}
-	results, lsn, serr := s.store.atomicBatch(c, p, req.region, ops, protectedPaths(c.meta.PartitionKey))
+	s.meter(req, c, p)
+	results, lsn, serr := s.store.atomicBatch(c, p, req.region, ops, protectedPaths(c.meta.PartitionKey), func(charge float64) *cosmos.Error { return s.admit(req, charge) })
 	if serr != nil {
 		s.writeError(req, serr, 0)
 		return
@@ -323,6 +324,9 @@ func (s *Server) serveBulk(req *request, c *container, wire []batchWireOp) {
 		}
 		headerPK = pk
 	}
+	// Each operation draws on its own range's budget; the response as a whole is not
+	// metered again.
+	req.metered = true
 	continueOnError := !strings.EqualFold(req.r.Header.Get(headerBatchContinueOnError), "false")
 	protected := protectedPaths(c.meta.PartitionKey)
 	ops := make([]*batchOp, len(wire))
@@ -394,23 +398,43 @@ func bulkPartitionKey(w batchWireOp, c *container, headerPK cosmos.PartitionKey)
 	return pk, nil
 }
 
-// bulkOne commits one bulk operation through the store's ordinary write path.
+// bulkOne commits one bulk operation through the store's ordinary write path. With
+// throughput enforced, an operation whose charge does not fit in its range's budget
+// gets its own 429/3200 with a retry-after, as the service answers bulk.
 func (s *Server) bulkOne(req *request, c *container, op *batchOp, protected func([]string) bool) (batchResult, *partition, int64) {
+	budget := s.budgetFor(req.region, c, c.partitionFor(op.pk))
+	// refused is a failed operation's result, or the 429 when its charge does not fit.
+	refused := func(e *cosmos.Error) batchResult {
+		r := failedResult(op, e)
+		if e.StatusCode != http.StatusTooManyRequests {
+			if te := budget.admit(r.RequestCharge); te != nil {
+				r = failedResult(op, te)
+			}
+		}
+		return r
+	}
 	if op.kind == "Read" {
 		v, p, caught := s.store.readItem(c, op.pk, op.id, req.region)
 		if v == nil {
-			return failedResult(op, notFound("entity with the specified id does not exist in the system")), p, caught
+			return refused(notFound("entity with the specified id does not exist in the system")), p, caught
+		}
+		if e := budget.admit(chargeRead(len(v.body))); e != nil {
+			return failedResult(op, e), p, caught
 		}
 		return batchResult{StatusCode: http.StatusOK, RequestCharge: chargeRead(len(v.body)), ETag: v.etag, ResourceBody: v.body}, p, caught
 	}
 	status := 0
-	res, err := s.store.write(c, op.pk, op.id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
+	var admit admission
+	if budget != nil {
+		admit = func(next *itemVersion) *cosmos.Error { return budget.admit(chargeFor(op, status, len(next.body))) }
+	}
+	res, err := s.store.writeAdmitted(c, op.pk, op.id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
 		body, del, st, err := op.decide(cur, protected)
 		status = st
 		return body, del, err
-	})
+	}, admit)
 	if err != nil {
-		return failedResult(op, err), res.part, res.lsn
+		return refused(err), res.part, res.lsn
 	}
 	r := batchResult{StatusCode: status, RequestCharge: chargeFor(op, status, len(res.version.body))}
 	if res.version.body != nil {
@@ -462,7 +486,9 @@ type batchDoc struct {
 // in one disk transaction, only when every operation succeeds. The partition stays
 // locked throughout, so no other write interleaves and no reader sees part of a batch.
 // A non-nil error is a failure of the emulator itself (the disk), not of an operation.
-func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batchOp, protected func([]string) bool) ([]batchResult, int64, *cosmos.Error) {
+// admit decides, before anything is stored, whether the batch's whole charge may be
+// spent (throughput.go); its error is then the batch's answer.
+func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batchOp, protected func([]string) bool, admit func(charge float64) *cosmos.Error) ([]batchResult, int64, *cosmos.Error) {
 	results := make([]batchResult, len(ops))
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -483,7 +509,7 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 			d = &batchDoc{key: key, id: op.id, pk: op.pk, entry: p.items[key]}
 			if d.entry != nil {
 				d.rid, d.seq = d.entry.rid, d.entry.seq
-				if l := d.entry.latest(); l != nil && l.body != nil {
+				if l := d.entry.latest(); c.live(l, now) {
 					d.cur = l
 				}
 			}
@@ -496,7 +522,7 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 					d.seq = s.docSeq.Add(1)
 					d.rid = docRID(c.db.seq, c.seq, d.seq)
 				}
-				v := &itemVersion{ts: now.Unix(), committed: now, origin: region, etag: newETag()}
+				v := &itemVersion{ts: now.Unix(), committed: now, origin: region, etag: newETag(), ttl: itemTTL(body)}
 				v.body, err = withSystemProperties(body, d.rid, c, v.etag, v.ts)
 				if err != nil && jsonNestingDepth(body) > maxNestingDepth {
 					err = tooDeep() // a patch can nest deeper than any request body
@@ -533,6 +559,13 @@ func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batch
 			}
 		}
 		return results, p.lsn, nil
+	}
+	charge := 0.0
+	for _, r := range results {
+		charge += r.RequestCharge
+	}
+	if err := admit(charge); err != nil {
+		return nil, p.lsn, err
 	}
 	if len(order) == 0 {
 		return results, p.lsn, nil

@@ -138,6 +138,19 @@ func BenchmarkPointRead(b *testing.B) {
 	emu, plain := newTestClient(b, s.Key()), newTestClient(b, s.Key())
 	b.Run("emulator", func(b *testing.B) { benchPointReads(b, emu.tr, s.Endpoint(), path, pk, ref.Body) })
 	b.Run("bare-http", func(b *testing.B) { benchPointReads(b, plain.tr, bare, path, pk, ref.Body) })
+
+	// The cost of throttling by provisioned throughput (throughput.go), with an offer
+	// large enough that no read is refused.
+	resp, _ = setup.do(s.Endpoint(), http.MethodGet, "/offers", nil, nil)
+	var feed struct{ Offers []offerBody }
+	_ = json.Unmarshal(resp.Body, &feed)
+	id1 := feed.Offers[0].ID
+	body := `{"offerVersion":"V2","content":{"offerThroughput":1000000},"id":"` + id1 + `"}`
+	if resp, _ := setup.do(s.Endpoint(), http.MethodPut, "/offers/"+id1, nil, body); resp == nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("raising the offer: %+v", resp)
+	}
+	s.SetEnforceThroughput(true)
+	b.Run("emulator-enforced", func(b *testing.B) { benchPointReads(b, emu.tr, s.Endpoint(), path, pk, ref.Body) })
 }
 
 // BenchmarkCreate measures parallel creates of ~1 KB documents, in memory and with a data

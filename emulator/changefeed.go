@@ -48,6 +48,10 @@ type changeFeedRead struct {
 	// minEPK and maxEPK restrict it to a feed range within the range ("" for none).
 	minEPK, maxEPK string
 	maxItems       int
+	// c and now decide which documents have outlived their time to live (ttl.go):
+	// expired is gone, from the change feed as from everywhere else.
+	c   *container
+	now time.Time
 }
 
 // change is one item of a page: the latest version of a document.
@@ -74,10 +78,12 @@ func (s *Server) serveChangeFeed(req *request, c *container) {
 	if !ok {
 		return
 	}
+	cf.c = c
 	p, ok := s.changeFeedRange(req, c, &cf)
 	if !ok {
 		return
 	}
+	s.meter(req, c, p)
 	page, lsn, caught := s.store.changes(p, req.region, cf)
 	h := req.w.Header()
 	h.Set(cosmos.HeaderSessionToken, sessionToken(p.rng.ID, caught))
@@ -201,6 +207,7 @@ func (s *Server) changeFeedRange(req *request, c *container, cf *changeFeedRead)
 // continuation past them would skip the earlier writes still on their way.
 func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, int64, int64) {
 	now := s.clock.Now()
+	cf.now = now
 	lag := time.Duration(s.lag.Load())
 	p.mu.RLock()
 	caught := p.caughtUpLSN(region, now, lag)
@@ -255,7 +262,7 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 // deletion (latest version mode has none), the start time, the partition key, the feed
 // range.
 func (cf changeFeedRead) wants(e *itemEntry, v *itemVersion) bool {
-	if v.body == nil || v.ts < cf.since {
+	if v.body == nil || v.ts < cf.since || (cf.c != nil && cf.c.expired(v, cf.now)) {
 		return false
 	}
 	if cf.pkIdentity != "" && e.pk.Identity() != cf.pkIdentity {

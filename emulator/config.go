@@ -40,6 +40,10 @@ type Config struct {
 	GatewayCacheTTL faults.Duration `toml:"gateway_cache_ttl"`
 	// ReplicaMoves are replica moves whose After counts from emulator start.
 	ReplicaMoves []ReplicaMove `toml:"replica_move"`
+	// EnforceThroughput throttles item operations by their container's provisioned
+	// throughput (429/3200 with a retry-after, throughput.go); false: offers are
+	// bookkeeping only and 429s come from fault rules.
+	EnforceThroughput bool `toml:"enforce_throughput"`
 	// Databases and containers to create at start (skipped when they already exist).
 	Databases []DatabaseConfig `toml:"databases"`
 	// Latency and Faults form the initial fault-injection state.

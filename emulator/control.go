@@ -28,6 +28,8 @@ import (
 //	PUT    /_emulator/latency          set a latency (faults.LatencySpec as JSON) → the table
 //	POST   /_emulator/failover         {"region": "West US"}: make it the write region
 //	PUT    /_emulator/replication      {"lag": "2s"}
+//	PUT    /_emulator/throughput       {"enforce": true}: throttle by provisioned
+//	                                   throughput (429/3200, throughput.go) → State
 //	GET    /_emulator/replicas         every replica set: addresses, states, request counts
 //	GET    /_emulator/replica-moves    the replica moves, with their state
 //	POST   /_emulator/replica-moves    move a replica (ReplicaMove as JSON; after counts
@@ -54,6 +56,10 @@ type State struct {
 	Faults       []faults.Rule         `json:"faults"`
 	Uptime       faults.Duration       `json:"uptime"`
 	ReplicaMoves []ReplicaMoveStatus   `json:"replica_moves,omitempty"`
+	// EnforceThroughput says item operations are throttled by provisioned throughput;
+	// Throttled counts the 429/3200s that has answered (fault rules' 429s not included).
+	EnforceThroughput bool  `json:"enforce_throughput"`
+	Throttled         int64 `json:"throttled"`
 }
 
 // FailoverRequest and ReplicationRequest are control API bodies.
@@ -72,8 +78,9 @@ func (s *Server) State() State {
 		ReplicationLag: faults.Duration(s.lagNow()), Persistent: s.store.disk != nil,
 		DataDir: s.cfg.DataDir, PID: os.Getpid(),
 		Latency: s.faults.Latency(), Faults: s.faults.Rules(),
-		Uptime:       faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
-		ReplicaMoves: s.ReplicaMoves(),
+		Uptime:            faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
+		ReplicaMoves:      s.ReplicaMoves(),
+		EnforceThroughput: s.enforce.Load(), Throttled: s.budgets.refusals.Load(),
 	}
 }
 
@@ -159,6 +166,22 @@ func (s *Server) serveControl(req *request) {
 			s.writeError(req, badRequest("%v", err), 0)
 			return
 		}
+		s.controlJSON(req, http.StatusOK, s.State())
+	case route == "PUT throughput" && len(segs) == 1:
+		body, ok := s.readBody(req)
+		if !ok {
+			return
+		}
+		var in struct {
+			Enforce *bool `json:"enforce"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil || in.Enforce == nil {
+			s.writeError(req, badRequest(`throughput: the body must be {"enforce": true} or {"enforce": false}`), 0)
+			return
+		}
+		s.SetEnforceThroughput(*in.Enforce)
 		s.controlJSON(req, http.StatusOK, s.State())
 	case route == "GET replicas" && len(segs) == 1:
 		s.controlJSON(req, http.StatusOK, s.Replicas())

@@ -103,6 +103,13 @@ func (c *ControlClient) SetReplicationLag(ctx context.Context, lag faults.Durati
 	return out, err
 }
 
+// SetEnforceThroughput turns throttling by provisioned throughput on or off.
+func (c *ControlClient) SetEnforceThroughput(ctx context.Context, on bool) (State, error) {
+	var out State
+	err := c.call(ctx, http.MethodPut, "/throughput", ThroughputRequest{Enforce: on}, &out)
+	return out, err
+}
+
 // Replicas lists every replica set with each replica's address, state and request count.
 func (c *ControlClient) Replicas(ctx context.Context) ([]ReplicaSetInfo, error) {
 	var out []ReplicaSetInfo

@@ -524,7 +524,7 @@ func (d *disk) load(s *store, notices io.Writer) error {
 						s.docSeq.Store(it.seq)
 					}
 					p.items[string(k)] = &itemEntry{id: it.id, pk: it.pk, rid: it.rid, seq: it.seq,
-						versions: []*itemVersion{{body: it.body, etag: it.etag, lsn: it.lsn, ts: it.ts}}}
+						versions: []*itemVersion{{body: it.body, etag: it.etag, lsn: it.lsn, ts: it.ts, ttl: itemTTL(it.body)}}}
 					return nil
 				})
 				if err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
@@ -130,11 +131,15 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.writeError(req, badRequest("partition key kind %q does not fit %d path(s): use %q", in.PartitionKey.Kind, len(def.Paths), def.Kind), 0)
 				return
 			}
+			if err := validDefaultTTL(in.DefaultTTL); err != nil {
+				s.writeError(req, err, 0)
+				return
+			}
 			offer, ok := s.offerFromHeaders(req)
 			if !ok {
 				return
 			}
-			c, err := s.store.createContainer(segs[1], in.ID, def)
+			c, err := s.store.createContainer(segs[1], in.ID, def, in.DefaultTTL)
 			if err == nil && offer != nil {
 				err = s.provisionOffer(c.RID, *offer)
 			}
@@ -152,7 +157,7 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 			}
 			s.setContentPath(req, c)
 			if strings.EqualFold(r.Header.Get(cosmos.HeaderPopulatePartitionStatistics), "true") {
-				s.answerResource(req, http.StatusOK, c.withStatistics(), nil)
+				s.answerResource(req, http.StatusOK, c.withStatistics(s.clock.Now()), nil)
 				return
 			}
 			s.answerResource(req, http.StatusOK, c.meta, nil)
@@ -252,14 +257,14 @@ type rangeStatistics struct {
 }
 
 // withStatistics is the container's resource with its ranges' statistics beside it.
-func (c *container) withStatistics() any {
+func (c *container) withStatistics(now time.Time) any {
 	stats := make([]rangeStatistics, 0, len(c.parts))
 	for _, p := range c.parts {
 		var count, bytes int64
 		keys := map[string]bool{}
 		p.mu.RLock()
 		for _, e := range p.items {
-			if v := e.latest(); v != nil && v.body != nil {
+			if v := e.latest(); c.live(v, now) {
 				count++
 				bytes += int64(len(v.body))
 				keys[e.pk.Identity()] = true

@@ -46,6 +46,10 @@ type request struct {
 	dropResponse bool
 	// bodyRead: readBody has run, so the body is bounded or consumed.
 	bodyRead bool
+	// budget is the RU budget the request draws on (nil: not throttled), and metered
+	// says its charge has been admitted or refused (throughput.go).
+	budget  *rangeBudget
+	metered bool
 }
 
 // maxRequestBytes bounds a request body: a 2 MB document plus room for the envelope.
@@ -414,6 +418,9 @@ func (s *Server) baseHeaders(req *request, charge float64) http.Header {
 }
 
 func (s *Server) writeJSON(req *request, status int, body []byte, charge float64) {
+	if s.throttled(req, charge) {
+		return
+	}
 	if req.dropResponse {
 		s.drop(req)
 		return
@@ -442,6 +449,9 @@ func (s *Server) writeError(req *request, e *cosmos.Error, charge float64) {
 // fills for a few errors (a cross-partition query that needs a query plan carries the
 // plan there).
 func (s *Server) writeErrorInfo(req *request, e *cosmos.Error, charge float64, info string) {
+	if s.throttled(req, charge) {
+		return
+	}
 	h := s.baseHeaders(req, charge)
 	h.Set(cosmos.HeaderSubStatus, strconv.Itoa(e.SubStatus))
 	if e.RetryAfter > 0 {

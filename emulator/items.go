@@ -22,9 +22,11 @@ func (s *Server) serveItem(req *request, segs []string) {
 	if !ok {
 		return
 	}
-	if !s.replicaHolds(req, c, c.partitionFor(pk)) {
+	p := c.partitionFor(pk)
+	if !s.replicaHolds(req, c, p) {
 		return
 	}
+	s.meter(req, c, p)
 	switch req.op {
 	case faults.OpRead:
 		s.readItem(req, c, pk, segs[5])
@@ -322,7 +324,7 @@ func (s *Server) createItem(req *request, c *container, pk cosmos.PartitionKey, 
 	}
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	raw := doc.AppendJSON(nil)
-	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
+	res, err := s.store.writeAdmitted(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
 		if cur != nil && !upsert {
 			return nil, false, conflict("entity with the specified id already exists in the system")
 		}
@@ -333,7 +335,7 @@ func (s *Server) createItem(req *request, c *container, pk cosmos.PartitionKey, 
 			return nil, false, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match on a missing document)")
 		}
 		return raw, false, nil
-	})
+	}, s.admitWrite(req, chargeWrite))
 	if err != nil {
 		s.writeFailed(req, err, res)
 		return
@@ -360,12 +362,12 @@ func (s *Server) replaceItem(req *request, c *container, pk cosmos.PartitionKey,
 	}
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	raw := doc.AppendJSON(nil)
-	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
+	res, err := s.store.writeAdmitted(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
 		if err := mustExist(cur, ifMatch); err != nil {
 			return nil, false, err
 		}
 		return raw, false, nil
-	})
+	}, s.admitWrite(req, chargeWrite))
 	if err != nil {
 		s.writeFailed(req, err, res)
 		return
@@ -375,12 +377,12 @@ func (s *Server) replaceItem(req *request, c *container, pk cosmos.PartitionKey,
 
 func (s *Server) deleteItem(req *request, c *container, pk cosmos.PartitionKey, id string) {
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
-	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
+	res, err := s.store.writeAdmitted(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
 		if err := mustExist(cur, ifMatch); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
-	})
+	}, s.admitWrite(req, func(int) float64 { return chargeDelete }))
 	if err != nil {
 		s.writeFailed(req, err, res)
 		return
@@ -409,7 +411,7 @@ func (s *Server) patchItem(req *request, c *container, pk cosmos.PartitionKey, i
 	}
 	protected := protectedPaths(c.meta.PartitionKey)
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
-	res, err := s.store.write(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
+	res, err := s.store.writeAdmitted(c, pk, id, req.region, func(cur *itemVersion, _ string) ([]byte, bool, *cosmos.Error) {
 		if err := mustExist(cur, ifMatch); err != nil {
 			return nil, false, err
 		}
@@ -430,7 +432,7 @@ func (s *Server) patchItem(req *request, c *container, pk cosmos.PartitionKey, i
 			return nil, false, badRequest("%v", err)
 		}
 		return doc.AppendJSON(nil), false, nil
-	})
+	}, s.admitWrite(req, chargePatch))
 	if err != nil {
 		s.writeFailed(req, err, res)
 		return

@@ -7,8 +7,9 @@ package emulator
 // /offers for its offerResourceId (the container's or database's _rid), then read and
 // replace it at offers/{id}, signed with the offer id in lower case.
 //
-// Throughput is bookkeeping only: the emulator does not throttle by it (429s come from
-// fault rules). Offers persist in the data file with the rest of the store.
+// Throughput is bookkeeping only unless Config.EnforceThroughput is set: then item
+// operations are throttled by it (throughput.go); otherwise 429s come from fault rules.
+// Offers persist in the data file with the rest of the store.
 
 import (
 	"encoding/json"

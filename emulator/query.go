@@ -83,10 +83,15 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			return
 		}
 	}
+	first := parts[0]
+	if cont.Range != "" {
+		first = c.partitionByID(cont.Range)
+	}
+	s.meter(req, c, first)
 	pg := queryPage{maxItems: maxItems, fingerprint: fingerprint}
 	var err error
 	if prog.Streaming() {
-		err = s.streamQuery(req, parts, pkIdentity, prog, cont, &pg)
+		err = s.streamQuery(req, c, parts, pkIdentity, prog, cont, &pg)
 	} else {
 		err = s.pageResult(req, c, parts[0], pkIdentity, prog, spec, cont, &pg)
 	}
@@ -171,7 +176,7 @@ func (pg *queryPage) add(row []byte) {
 
 // streamQuery pages a streaming query: the scopes' documents in creation order, range
 // after range, one document at a time.
-func (s *Server) streamQuery(req *request, parts []*partition, pkIdentity string, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
+func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkIdentity string, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
 	_, offset, _ := prog.Bounds()
 	end := prog.End()
 	consumed := cont.Returned
@@ -189,7 +194,7 @@ func (s *Server) streamQuery(req *request, parts []*partition, pkIdentity string
 			}
 			started, after = true, cont.Seq
 		}
-		s.store.scanAfter(p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
+		s.store.scanAfter(c, p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
 			if end >= 0 && consumed >= end {
 				done = true
 				return false

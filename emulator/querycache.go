@@ -33,6 +33,9 @@ type cachedResult struct {
 	res  *jsondoc.Result
 	lsn  int64
 	used time.Time
+	// second is when the result was made, for a container with time to live: documents
+	// expire without a write, to the second, so the result holds for that second only.
+	second int64
 }
 
 func newResultCache() *resultCache { return &resultCache{entries: map[string]*cachedResult{}} }
@@ -49,14 +52,18 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 	key := c.meta.RID + "\x00" + p.rng.ID + "\x00" + strconv.Itoa(region) + "\x00" + queryFingerprint(spec, pkIdentity) + "\x00" + spec.Query
 
 	rc.mu.Lock()
-	if e := rc.entries[key]; e != nil && e.lsn == lsn && now.Sub(e.used) < resultCacheTTL {
+	second := int64(0)
+	if c.meta.DefaultTTL != nil {
+		second = now.Unix()
+	}
+	if e := rc.entries[key]; e != nil && e.lsn == lsn && e.second == second && now.Sub(e.used) < resultCacheTTL {
 		e.used = now
 		rc.mu.Unlock()
 		return e.res, nil
 	}
 	rc.mu.Unlock()
 
-	res, err := prog.Materialize(s.store.visibleDocs(p, region, pkIdentity, 0, !prog.Ordered()))
+	res, err := prog.Materialize(s.store.visibleDocs(c, p, region, pkIdentity, 0, !prog.Ordered()))
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +84,6 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 		}
 		delete(rc.entries, oldest)
 	}
-	rc.entries[key] = &cachedResult{res: res, lsn: lsn, used: now}
+	rc.entries[key] = &cachedResult{res: res, lsn: lsn, used: now, second: second}
 	return res, nil
 }

@@ -96,8 +96,8 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 // scanAfter calls fn for every document region sees in partition p whose creation
 // sequence is above after, in creation order, restricted to one logical partition when
 // pkIdentity is not empty.
-func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
-	for _, d := range s.visibleDocs(p, region, pkIdentity, after, true) {
+func (s *store) scanAfter(c *container, p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
+	for _, d := range s.visibleDocs(c, p, region, pkIdentity, after, true) {
 		if !fn(d.Seq, d.Body) {
 			return
 		}
@@ -107,7 +107,7 @@ func (s *store) scanAfter(p *partition, region int, pkIdentity string, after uin
 // visibleDocs returns the documents scanAfter visits: in creation order, or, for a
 // caller that sorts anyway (ORDER BY), in no particular order, which saves sorting a
 // partition by creation on every query.
-func (s *store) visibleDocs(p *partition, region int, pkIdentity string, after uint64, inOrder bool) []jsondoc.Doc {
+func (s *store) visibleDocs(c *container, p *partition, region int, pkIdentity string, after uint64, inOrder bool) []jsondoc.Doc {
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
 	p.mu.RLock()
@@ -116,7 +116,7 @@ func (s *store) visibleDocs(p *partition, region int, pkIdentity string, after u
 		if e.seq <= after || (pkIdentity != "" && e.pk.Identity() != pkIdentity) {
 			continue
 		}
-		if v := e.visibleIn(region, now, lag); v != nil && v.body != nil {
+		if v := e.visibleIn(region, now, lag); c.live(v, now) {
 			docs = append(docs, jsondoc.Doc{Seq: e.seq, Body: v.body})
 		}
 	}

@@ -127,7 +127,7 @@ func (u *usageCache) headers(c *container, exact bool) (quota, usage string) {
 	for _, p := range c.parts {
 		p.mu.RLock()
 		for _, e := range p.items {
-			if v := e.latest(); v != nil && v.body != nil {
+			if v := e.latest(); c.live(v, now) {
 				count++
 				bytes += len(v.body)
 				largest = max(largest, len(v.body))

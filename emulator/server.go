@@ -45,6 +45,10 @@ type Server struct {
 	// bodyTimeout is Options.BodyTimeout with its default.
 	bodyTimeout   time.Duration
 	testServeHook func(*http.Request)
+	// enforce turns on throttling by provisioned throughput, which draws on the
+	// ranges' RU budgets (throughput.go).
+	enforce atomic.Bool
+	budgets throughputMeter
 }
 
 // endpoint is one listening port: the global endpoint or one region's.
@@ -129,6 +133,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	// Rate limiting is about a terminal flooding in real time, so it uses the wall clock.
 	s.logger = newServerLog(logTo, time.Now).logger()
 	s.bodyTimeout, s.testServeHook, s.version = opts.BodyTimeout, opts.testServeHook, opts.Version
+	s.enforce.Store(cfg.EnforceThroughput)
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
 	}

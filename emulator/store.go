@@ -79,6 +79,8 @@ type itemVersion struct {
 	ts        int64
 	committed time.Time
 	origin    int
+	// ttl is the document's own time to live (ttl.go): -1, seconds, or 0 for none.
+	ttl int32
 }
 
 func newStore(ranges int, clock faults.Clock, d *disk) *store {
@@ -373,7 +375,7 @@ func (s *store) deleteDatabase(id string) *cosmos.Error {
 	return nil
 }
 
-func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition) (cosmos.Container, *cosmos.Error) {
+func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition, defaultTTL *int) (cosmos.Container, *cosmos.Error) {
 	if err := validateResourceID("container", id); err != nil {
 		return cosmos.Container{}, err
 	}
@@ -387,6 +389,7 @@ func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition
 		return cosmos.Container{}, conflict(fmt.Sprintf("container %q already exists in database %q", id, db))
 	}
 	c := newContainer(d, id, s.nextRID(), def, s.ranges, s.clock.Now().Unix())
+	c.meta.DefaultTTL = defaultTTL
 	if s.disk != nil {
 		if err := s.disk.putContainer(c, s.ridSeq); err != nil {
 			return cosmos.Container{}, storageError(err)
@@ -424,7 +427,7 @@ func (s *store) ensureContainer(db, coll string, def cosmos.PartitionKeyDefiniti
 			return err
 		}
 	}
-	if _, err := s.createContainer(db, coll, def); err != nil && err.StatusCode != 409 {
+	if _, err := s.createContainer(db, coll, def, nil); err != nil && err.StatusCode != 409 {
 		return err
 	}
 	return nil
@@ -444,7 +447,7 @@ func (s *store) readItem(c *container, pk cosmos.PartitionKey, id string, region
 		return nil, p, caught
 	}
 	v := e.visibleIn(region, now, lag)
-	if v == nil || v.body == nil {
+	if !c.live(v, now) {
 		return nil, p, caught
 	}
 	return v, p, caught
@@ -469,6 +472,16 @@ type writeResult struct {
 // version is on disk before it is visible, so a write acknowledged to a client survives
 // a crash.
 func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region int, m mutation) (writeResult, *cosmos.Error) {
+	return s.writeAdmitted(c, pk, id, region, m, nil)
+}
+
+// admission decides, once a write's new version is built (its body nil for a delete)
+// and before anything is stored, whether its charge may be spent: nil, or the 429
+// that refuses it (throughput.go). A nil admission admits every write.
+type admission func(next *itemVersion) *cosmos.Error
+
+// writeAdmitted is write with an admission check before the commit.
+func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, region int, m mutation, admit admission) (writeResult, *cosmos.Error) {
 	p := c.partitionFor(pk)
 	key := itemKey(pk, id)
 	p.mu.Lock()
@@ -478,7 +491,7 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 	e := p.items[key]
 	var cur *itemVersion
 	if e != nil {
-		if l := e.latest(); l != nil && l.body != nil {
+		if l := e.latest(); c.live(l, now) {
 			cur = l
 		}
 	}
@@ -510,13 +523,18 @@ func (s *store) write(c *container, pk cosmos.PartitionKey, id string, region in
 		if len(body) > MaxDocumentBytes {
 			return writeResult{part: p, lsn: p.lsn}, tooLarge(len(body))
 		}
-		v.etag = newETag()
+		v.etag, v.ttl = newETag(), itemTTL(body)
 		v.body, err = withSystemProperties(body, rid, c, v.etag, v.ts)
 		if err != nil {
 			if jsonNestingDepth(body) > maxNestingDepth {
 				// A patch can nest a value deeper than any request body could.
 				err = tooDeep()
 			}
+			return writeResult{part: p, lsn: p.lsn}, err
+		}
+	}
+	if admit != nil {
+		if err := admit(v); err != nil {
 			return writeResult{part: p, lsn: p.lsn}, err
 		}
 	}
