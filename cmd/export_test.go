@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
@@ -504,4 +507,65 @@ func TestExportProgressBarOnATerminal(t *testing.T) {
 	if strings.Contains(errOut.String(), "\r\033[K") || len(exportedIDs(t, stdout.String())) != len(items) {
 		t.Fatalf("items on the terminal: no bar, got stderr %q", errOut.String())
 	}
+}
+
+// seedItems writes items straight to the emulator.
+func seedItems(t *testing.T, srv *emulator.Server, items []qitem) {
+	t.Helper()
+	cred, _ := cosmos.NewMasterKey(srv.Key())
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	for _, it := range items {
+		body, _ := json.Marshal(it.doc())
+		pk, _ := cosmos.PK(it.PK)
+		req := &cosmos.Request{Method: http.MethodPost, Path: cosmos.ItemsPath("app", "items"), Header: http.Header{}, Body: body}
+		req.Header.Set(cosmos.HeaderPartitionKey, pk.JSON())
+		if resp, err := tr.Do(context.Background(), srv.Endpoint(), req); err != nil || resp.StatusCode != http.StatusCreated {
+			t.Fatalf("seeding %s: %v %+v", it.ID, err, resp)
+		}
+	}
+}
+
+// TestExportUnderProvisionedThroughput: the emulator enforcing the container's 400 RU/s
+// (100 a range). Capped below a range's share the export is never throttled;
+// unlimited, its pages are throttled (429/3200) and it still completes with every item.
+func TestExportUnderProvisionedThroughput(t *testing.T) {
+	items := makeQueryItems(300)
+	srv := testAccountWith(t, items)
+	srv.SetEnforceThroughput(true) // once the items are in
+	type report struct {
+		Items         int64   `json:"items"`
+		Throttled     int64   `json:"throttled"`
+		RequestCharge float64 `json:"request_charge"`
+		Complete      bool    `json:"complete"`
+	}
+	last := func(errOut string) report {
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		var r report
+		json.Unmarshal([]byte(lines[len(lines)-1]), &r)
+		return r
+	}
+	// Capped first: an unlimited export leaves the ranges' budgets spent for a while.
+	r := cosmosctl(t, "", "export", "--page-size", "20", "--progress", "json", "--max-ru-per-second", "80")
+	capped := last(r.errOut)
+	if r.code != 0 || !capped.Complete || capped.Items != 300 || capped.Throttled != 0 {
+		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.code, capped)
+	}
+	// Unlimited over 3,000 items: about 400 RU a range, four times its share, read in a
+	// fraction of a second.
+	srv.SetEnforceThroughput(false)
+	more := makeQueryItems(3000)[300:]
+	for i := range more {
+		more[i].ID = fmt.Sprintf("more-%04d", i)
+	}
+	seedItems(t, srv, more)
+	srv.SetEnforceThroughput(true)
+	r = cosmosctl(t, "", "export", "--page-size", "200", "--parallelism", "4", "--progress", "json")
+	free := last(r.errOut)
+	if r.code != 0 || !free.Complete || free.Items != 3000 || len(exportedIDs(t, r.out)) != 3000 {
+		t.Fatalf("unlimited: exit %d, report %+v: %s", r.code, free, r.errOut)
+	}
+	if free.Throttled == 0 {
+		t.Fatalf("unlimited, %.0f RU in pages of 200 at once were never throttled by 100 RU/s a range", free.RequestCharge)
+	}
+	t.Logf("unlimited: %.0f RU, %d throttled; capped: %.0f RU, %d throttled", free.RequestCharge, free.Throttled, capped.RequestCharge, capped.Throttled)
 }
