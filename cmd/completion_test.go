@@ -129,7 +129,10 @@ func TestEnumFlagCompletion(t *testing.T) {
 		{[]string{"emulator", "fault", "add", "--effect", ""}, []string{"delay", "status", "hang", "refuse", "drop-response"}},
 		{[]string{"config", "set", "hedging.mode", ""}, []string{"off", "threshold", "adaptive"}},
 		{[]string{"completion", ""}, []string{"bash", "fish", "powershell", "zsh"}},
-		{[]string{"help", "e"}, []string{"emulator", "embedded-emulator", "environment", "exit-codes"}},
+		{[]string{"help", "e"}, []string{"emulator", "export", "embedded-emulator", "environment", "exit-codes"}},
+		{[]string{"export", "--source", ""}, []string{"query", "change-feed"}},
+		{[]string{"export", "--progress", ""}, []string{"bar", "json", "off"}},
+		{[]string{"export", "--output", ""}, nil}, // a file
 		{[]string{"hedge-test", "--strategies", "none,"}, []string{"none,threshold=500ms/100ms", "none,fanout", "none,adaptive", "none,adaptive=10%"}},
 	}
 	for _, c := range cases {

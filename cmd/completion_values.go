@@ -73,6 +73,9 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 	case "profile":
 		return completeProfiles
 	case "output":
+		if c.Name() == "export" { // export's --output is its file
+			return nil
+		}
 		if underEmulator {
 			return fixed("text", "json")
 		}
@@ -111,6 +114,14 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 	case "mode":
 		if c.Name() == "import" {
 			return fixed("create\tleave an item already stored, counted as already present (default)", "upsert\tcreate or replace every item")
+		}
+	case "source":
+		if c.Name() == "export" {
+			return fixed("query\tthe query pipeline: every lasting item once (default)", "change-feed\ta snapshot of the change feed at the start")
+		}
+	case "progress":
+		if c.Name() == "export" {
+			return fixed("bar\ta bar on stderr (default on a terminal)", "json\tNDJSON events on stderr, then a report", "off\tnothing")
 		}
 	case "auth":
 		return fixed("key\tsign with the account key (default)", "aad\tAzure AD (Entra ID) tokens")

@@ -130,6 +130,8 @@ type settingsFlags struct {
 	hedge *hedgeFlags
 	// writeRetryFlag is the --write-retries value of a write command that was given one.
 	writeRetryFlag *string
+	// noFormat leaves out --output/-o (the output format): export's --output is its file.
+	noFormat bool
 }
 
 // withHedging registers the hedging flags too.
@@ -151,7 +153,9 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
 	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, query pages 10s→20s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
 	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
-	f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+	if !s.noFormat {
+		f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+	}
 	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
 
@@ -193,7 +197,7 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	if f.Changed("e2e-timeout") {
 		fl.E2ETimeout = &s.e2eTimeout
 	}
-	if f.Changed("output") {
+	if f.Changed("output") && !s.noFormat {
 		fl.Output = &s.output
 	}
 	if f.Changed("attempt-timeout") {

@@ -53,7 +53,7 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	if f.e2eTimeout < 0 {
 		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
 	}
-	if f.flags.Changed("output") {
+	if f.flags.Changed("output") && !f.noFormat {
 		switch out := strings.ToLower(f.output); {
 		case out == config.OutputNDJSON && f.streams:
 		case out == config.OutputNDJSON:

@@ -82,10 +82,12 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
 	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
-	"cosmosctl import mixed.ndjson":                                             regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
+	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
+	// The orders of tenant-1 the query examples wrote, one a line.
+	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
+	"cosmosctl import mixed.ndjson": regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
 	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
 		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
-	"cosmosctl changes --state feed.json": regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
 		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
 }

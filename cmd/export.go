@@ -1,0 +1,470 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmosctl/cosmosctl/changefeed"
+	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/export"
+	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/query"
+)
+
+// exportOptions are the flags of `cosmosctl export`.
+type exportOptions struct {
+	conn            connFlags
+	query           string
+	params          []string
+	pk              string
+	output          string
+	state           string
+	maxRU           float64
+	stripSystem     bool
+	stripTrackingID bool
+	pageSize        int
+	parallelism     int
+	progress        string
+	source          string
+}
+
+// exportCheckpointEvery is the least time between two checkpoints of an export with
+// --state: each syncs the output and replaces the state file, which a page every few
+// milliseconds would make the export's bottleneck. A resumed run reads again at most
+// this much.
+var exportCheckpointEvery = time.Second
+
+// defaultExportPageSize is the page an export asks for: the largest the service serves,
+// the fewest requests for the items.
+const defaultExportPageSize = maxQueryPageSize
+
+// exportWholeContainer is the query of an export given no --query.
+const exportWholeContainer = "SELECT * FROM c"
+
+const exportLong = `Copy a container's items to NDJSON, one item a line, on stdout or into --output
+FILE, a page at a time: the export holds one page, never the whole container.
+
+What is read: with --query (and --param, --pk as for query) the items of that
+query, through the query pipeline; with --pk alone the items of that partition
+key; with neither, every item of the container ("SELECT * FROM c" across
+partitions). --source change-feed reads a snapshot of the change feed instead
+(every item, or those of --pk). Each page is a read of its own, as for query:
+the effective regions, --exclude and --region, attempt timeouts, hedging,
+failover, so that an export goes on when a region hangs, refuses or throttles.
+
+What the file holds when the container changes during the export:
+  --source query (default): every item that exists from the start of the export
+    to its end is in the file exactly once, in the version it had when its page
+    was read (a range is read in the order of the items' resource ids, given at
+    creation and kept by updates). An item created during the export is there if
+    its range had not been read to the end; one deleted during the export is
+    there if its page was read before the delete. It is not a point-in-time copy.
+  --source change-feed: each range read from the beginning up to the position it
+    had at the start (latest version mode, where an item is in the feed once, at
+    its latest change). Nothing created after the start is there; an item not
+    changed since the start is there once, as it was; an item updated or deleted
+    after the start is there, as it was at the start, if its range had read it
+    by then, and missing otherwise (its one entry moved past the start, or left
+    the feed). Items carry _lsn. The query is the default: it has no such gap.
+
+System properties: --strip-system drops _rid, _self, _etag, _ts and
+_attachments from every item (the top-level ones; a nested property of the same
+name stays), and --strip-tracking-id the _trackingId that cosmosctl's retried
+writes leave in items, so that the file re-imports as the items were written.
+
+Resume: with --state FILE (and --output FILE) the export saves a checkpoint —
+the position of the query, or of every range's feed, and the length of the
+output file after the last page written, the file synced first — at most once a
+second, when it ends, and when it stops (an error, Ctrl-C). Run the same
+command again and it cuts the file back to the checkpoint's length and reads on
+from its position, so the file holds every item exactly once however often the
+export was interrupted or killed. A state file is bound to the account,
+database, container, source, query, parameters, --pk, the stripped properties
+and the output file; anything else is refused (exit 2). Once the export is
+complete a run with its state does nothing. --state needs --output: stdout
+cannot be cut back to a checkpoint.
+
+Rate: --max-ru-per-second caps the request units the export spends (the limit
+is applied between pages, so a page costs what it costs; pages are read one at a
+time unless --parallelism says otherwise), and a throttled page (429) lowers the
+rate further; without it the export reads --parallelism pages at once, backing
+off only as the engine's retries do.
+
+Stopping: on Ctrl-C the export writes the state (with --state) and exits 130,
+saying how to resume; a page the regions could not serve ends the export with
+the service's exit code, the state saved the same way. Bad input is one line and
+exit 2.
+` + "Exit codes: cosmosctl help exit-codes."
+
+func newExportCmd(io *IOStreams) *cobra.Command {
+	o := &exportOptions{}
+	c := &cobra.Command{
+		Use:   "export [--query SQL] [--pk KEY] [--output FILE] [--state FILE]",
+		Short: "Copy a container's items (or a query's) to NDJSON, resumable, with every item once",
+		Long:  exportLong,
+		Example: `  cosmosctl export > items.ndjson
+  cosmosctl export --output items.ndjson --state items.state --strip-system --strip-tracking-id
+  cosmosctl export --query 'SELECT * FROM c WHERE c.status = @s' --param @s=stuck --output stuck.ndjson
+  cosmosctl export --pk tenant-7 --max-ru-per-second 400 | gzip > tenant-7.ndjson.gz`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("export takes no arguments, got %q: give a query with --query 'SQL'", strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), io)
+		},
+	}
+	o.conn.noFormat = true
+	o.conn.register(c)
+	o.conn.withHedging(c.Flags())
+	f := c.Flags()
+	_ = f.MarkHidden("diagnostics") // an export has thousands of requests: --progress counts them
+	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
+	f.StringVar(&o.query, "query", "", "export the items of this SQL query (default: every item, "+exportWholeContainer+")")
+	f.StringArrayVar(&o.params, "param", nil, "a parameter of --query, @name=VALUE, VALUE JSON or a plain string; repeatable")
+	f.StringVar(&o.pk, "pk", "", "export within this partition key only: a JSON value, a JSON array for a hierarchical key, or a plain string")
+	f.StringVar(&o.output, "output", "", "write the NDJSON to this file (created, or emptied unless --state resumes it) instead of stdout")
+	f.StringVar(&o.state, "state", "", "checkpoint to this file and resume from it when it exists (needs --output)")
+	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many request units a second (default: no cap)")
+	f.BoolVar(&o.stripSystem, "strip-system", false, "drop the system properties _rid, _self, _etag, _ts and _attachments from every item")
+	f.BoolVar(&o.stripTrackingID, "strip-tracking-id", false, "drop the _trackingId cosmosctl's write retries leave in items")
+	f.IntVar(&o.pageSize, "page-size", defaultExportPageSize, fmt.Sprintf("items per page request, 1 to %d", maxQueryPageSize))
+	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d (default 1 with --max-ru-per-second)", query.MaxParallelism))
+	f.StringVar(&o.source, "source", export.SourceQuery, "what to read: query (the query pipeline, default) or change-feed (a snapshot of the change feed at the start)")
+	f.StringVar(&o.progress, "progress", "", "progress on stderr: bar, json (NDJSON events) or off (default: bar on a terminal, else off)")
+	return c
+}
+
+// exportFormats are what a person means who types --output json: a format, as for other
+// commands, not a file of that name.
+var exportFormats = map[string]bool{config.OutputJSON: true, config.OutputTable: true, config.OutputNDJSON: true}
+
+// validate checks the flags that need no I/O and builds the query.
+func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error) {
+	fl := o.conn.flags
+	var pk cosmos.PartitionKey
+	switch {
+	case fl.Changed("query") && strings.TrimSpace(o.query) == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--query is empty: give the SQL text, e.g. --query 'SELECT * FROM c', or leave it out to export every item")
+	case len(o.params) > 0 && !fl.Changed("query"):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--param is a parameter of --query: give the query that uses it")
+	case fl.Changed("output") && o.output == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--output is empty: give the file to write, or leave it out for stdout")
+	case exportFormats[strings.ToLower(o.output)]:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--output is export's file, and export always writes NDJSON: to write a file named %q give --output ./%s", o.output, o.output)
+	case o.state != "" && o.output == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--state needs --output FILE: a resumed export cuts its file back to the last checkpoint, which it cannot do to stdout")
+	case fl.Changed("state") && o.state == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--state is empty: give the checkpoint file, e.g. --state items.state")
+	case o.state != "" && samePath(o.state, o.output):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--state and --output are the same file (%s): give the checkpoint a file of its own", o.state)
+	case o.maxRU < 0:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second must not be negative (got %g); leave it out for no cap", o.maxRU)
+	case o.pageSize < 1 || o.pageSize > maxQueryPageSize:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--page-size must be between 1 and %d, not %d", maxQueryPageSize, o.pageSize)
+	case o.parallelism < 1 || o.parallelism > query.MaxParallelism:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--parallelism must be between 1 and %d, not %d", query.MaxParallelism, o.parallelism)
+	}
+	switch o.progress {
+	case "", "bar", "json", "off":
+	default:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--progress must be bar, json or off, not %q", o.progress)
+	}
+	switch {
+	case o.source != export.SourceQuery && o.source != export.SourceChangeFeed:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--source must be query or change-feed, not %q", o.source)
+	case o.source == export.SourceChangeFeed && fl.Changed("query"):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--query runs through the query pipeline: leave out --source change-feed, which reads every item of the container (or of --pk)")
+	}
+	if fl.Changed("pk") {
+		var err error
+		if pk, err = parsePartitionKey(o.pk); err != nil {
+			return cosmos.QuerySpec{}, nil, err
+		}
+	}
+	spec := cosmos.QuerySpec{Query: exportWholeContainer}
+	if fl.Changed("query") {
+		if off, bad := invalidUTF8(o.query); bad {
+			return spec, nil, usageErrorf("--query is not valid UTF-8 (byte offset %d)", off)
+		}
+		spec.Query = o.query
+	}
+	seen := map[string]bool{}
+	for _, p := range o.params {
+		qp, err := parseQueryParam(p)
+		if err != nil {
+			return spec, nil, err
+		}
+		if seen[qp.Name] {
+			return spec, nil, usageErrorf("--param %s is given twice: give each parameter once", qp.Name)
+		}
+		seen[qp.Name] = true
+		spec.Parameters = append(spec.Parameters, qp)
+	}
+	return spec, pk, nil
+}
+
+// samePath says whether a and b name the same file, as far as can be told without it.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	if aa == bb {
+		return true
+	}
+	ia, err1 := os.Stat(aa)
+	ib, err2 := os.Stat(bb)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+// strip is the top-level properties the flags drop.
+func (o *exportOptions) strip() []string {
+	var out []string
+	if o.stripSystem {
+		out = append(out, export.SystemProperties...)
+		out = append(out, export.FeedProperties...)
+	}
+	if o.stripTrackingID {
+		out = append(out, export.TrackingIDProperty)
+	}
+	return out
+}
+
+func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
+	io.output = config.OutputTable // stdout is the data: a failure is a line on stderr
+	spec, pk, err := o.validate()
+	if err != nil {
+		return err
+	}
+	// Before any connection: a file that cannot be written is found before the export
+	// costs anything, and a state that cannot be used before the output is touched.
+	var outPath string
+	if o.output != "" {
+		if outPath, err = filepath.Abs(o.output); err != nil {
+			return usageErrorf("--output %s: %v", o.output, err)
+		}
+		if fi, err := os.Stat(outPath); err == nil && fi.IsDir() {
+			return usageErrorf("--output %s is a directory: give a file to write", o.output)
+		}
+	}
+	var loaded *export.State
+	if o.state != "" {
+		if loaded, err = export.LoadState(o.state); err != nil {
+			return asStateError(err)
+		}
+	}
+	settings, err := o.conn.resolve(io)
+	if err != nil {
+		return err
+	}
+	io.output = config.OutputTable
+	sess, err := o.conn.connect(ctx, io, settings)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	page := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
+	if page.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
+		return err
+	}
+	sess.learn(page.Hedge)
+	if page.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+		return err
+	}
+
+	binding := export.Binding{Endpoint: o.accountName(sess), Database: sess.settings.Database, Container: sess.settings.Container,
+		Source: o.source, Query: spec.Query, Strip: o.strip(), Output: outPath}
+	if o.source == export.SourceChangeFeed {
+		binding.Query = ""
+	}
+	if len(spec.Parameters) > 0 {
+		binding.Parameters, _ = json.Marshal(spec.Parameters)
+	}
+	if pk != nil {
+		binding.PartitionKey = json.RawMessage(pk.JSON())
+	}
+	state := loaded
+	if state != nil {
+		if err := state.Check(o.state, binding); err != nil {
+			return asStateError(err)
+		}
+		if state.Complete {
+			fmt.Fprintf(io.ErrOut, "cosmosctl: the export in %s is complete (%s in %s): nothing to do; delete %s to export again\n",
+				o.state, output.HumanCount(int(state.Items), "item"), o.output, o.state)
+			return nil
+		}
+	} else if o.state != "" {
+		state = export.NewState(binding)
+	}
+
+	parallelism := o.parallelism
+	if o.maxRU > 0 && !o.conn.flags.Changed("parallelism") {
+		// One page at a time: pages read ahead in parallel would be spent before the
+		// limiter could hold them back.
+		parallelism = 1
+	}
+	var position json.RawMessage
+	if state != nil {
+		position = state.Position
+	}
+	var src export.Source
+	if o.source == export.SourceChangeFeed {
+		fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+			PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		src, err = export.NewFeedSource(ctx, fo, position)
+	} else {
+		qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+			Spec: spec, PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		src, err = export.NewQuerySource(ctx, qo, position)
+	}
+	if err != nil {
+		return o.commandError(ctx, err, "0 items")
+	}
+	defer src.Close()
+
+	eo := export.Options{Source: src, Out: io.Out, Strip: o.strip(), Limiter: newExportLimiter(o.maxRU)}
+	var file *os.File
+	if outPath != "" {
+		if file, err = export.OpenOutput(outPath, loaded); err != nil {
+			return usageErrorf("--output %s: %v", o.output, unwrapPath(err))
+		}
+		defer file.Close()
+		eo.Out, eo.Sync = file, file.Sync
+	}
+	if state != nil {
+		eo.State, eo.StatePath, eo.CheckpointEvery = state, o.state, exportCheckpointEvery
+	}
+	mode := exportProgressMode(io, o.progress, o.output == "")
+	var total int64
+	if mode != progress.Off && pk == nil && !o.conn.flags.Changed("query") {
+		total = containerItems(ctx, sess)
+	}
+	prog := startExportProgress(io, mode, total)
+	eo.Progress = prog.update
+	start := time.Now()
+	res, runErr := export.Run(ctx, eo)
+	prog.stop()
+	src.Close()
+	if file != nil {
+		if cerr := file.Close(); cerr != nil && runErr == nil {
+			runErr = cerr
+		}
+	}
+	return o.finish(ctx, io, res, runErr, time.Since(start), loaded != nil)
+}
+
+// accountName is what a state file binds the account by: its endpoint, or the embedded
+// emulator, whose ports change from run to run but whose data does not.
+func (o *exportOptions) accountName(sess *session) string {
+	switch {
+	case !sess.settings.Configured() && o.conn.ephemeral:
+		// Its data is gone with the process: no later run can resume this export.
+		return fmt.Sprintf("cosmosctl embedded emulator in memory (pid %d)", os.Getpid())
+	case !sess.settings.Configured():
+		return "cosmosctl embedded emulator"
+	}
+	return sess.settings.Endpoint
+}
+
+// finish says how the export ended on stderr, and returns the command's error.
+func (o *exportOptions) finish(ctx context.Context, io *IOStreams, res export.Result, runErr error, took time.Duration, resumed bool) error {
+	what := output.HumanCount(int(res.Items), "item")
+	if res.Unresumable != "" && o.state != "" {
+		fmt.Fprintf(io.ErrOut, "cosmosctl: warning: no checkpoint could be saved: %s\n", res.Unresumable)
+	}
+	if o.progress == "json" {
+		o.writeReport(io, res, runErr, took, resumed)
+	}
+	if runErr == nil {
+		if io.ErrTTY && o.progress != "json" {
+			dest := "stdout"
+			if o.output != "" {
+				dest = o.output
+			}
+			fmt.Fprintf(io.ErrOut, "cosmosctl: exported %s (%s) to %s, %.2f RU, in %s\n", what, humanBytes(res.Bytes), dest,
+				res.RequestCharge, output.HumanDuration(took.Round(time.Millisecond)))
+		}
+		return nil
+	}
+	err := o.commandError(ctx, runErr, what)
+	if ExitCode(err) == ExitUsage || (res.Items == 0 && o.state == "") {
+		return err // nothing to resume
+	}
+	resume := "run it again to export from the start (with --output and --state FILE it would resume)"
+	switch {
+	case res.Checkpoint != nil && res.Unresumable == "":
+		resume = fmt.Sprintf("the state is saved in %s: run the same command to resume after the %s in %s", o.state, what, o.output)
+	case o.state != "" && res.Unresumable == "":
+		resume = fmt.Sprintf("no checkpoint was saved in %s; the same command resumes from the last one", o.state)
+	}
+	fmt.Fprintf(io.ErrOut, "cosmosctl: the export stopped after %s: %s\n", what, resume)
+	return err
+}
+
+// commandError is the command's error for how the export ended: an interruption (130),
+// a state file it could not write, or what the service answered.
+func (o *exportOptions) commandError(ctx context.Context, err error, what string) error {
+	var se *export.StateError
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return &InterruptedError{What: "export after " + what}
+	case errors.As(err, &se):
+		return asStateError(err)
+	}
+	var fe *changefeed.StateError
+	if errors.As(err, &fe) {
+		return &UsageError{Err: err}
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err // the output or the state file: an I/O error, exit 1
+	}
+	return queryError(err)
+}
+
+// asStateError makes a state file that cannot be used bad input (exit 2).
+func asStateError(err error) error {
+	var se *export.StateError
+	if errors.As(err, &se) {
+		return &UsageError{Err: err}
+	}
+	return usageErrorf("--state: %v", unwrapPath(err))
+}
+
+// unwrapPath is the reason of a file error without its path: the caller names the flag
+// and the path once.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// humanBytes is a size for a person: 1.2 MB.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
