@@ -368,9 +368,11 @@ func TestChangesAFailedWriteIsNotCheckpointed(t *testing.T) {
 	if code := Run(context.Background(), io, []string{"changes", "--state", state, "--page-size", "10"}); code == 0 {
 		t.Fatalf("exit 0 with stdout failing; stderr %s", errOut)
 	}
+	// Two writes went through: two batches of at most 10 (a range's last page may be
+	// shorter, and which range's batch comes first is the ranges' race).
 	first := changeIDs(t, fw.String())
-	if len(first) != 20 {
-		t.Fatalf("the first run wrote %d items, want 2 batches of 10", len(first))
+	if len(first) < 2 || len(first) > 20 {
+		t.Fatalf("the first run wrote %d items, want 2 batches of at most 10", len(first))
 	}
 	r := cosmosctl(t, "", "changes", "--state", state)
 	if r.code != 0 {
