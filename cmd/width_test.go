@@ -161,7 +161,7 @@ func TestHedgeTestTableFitsTheTerminal(t *testing.T) {
 	for _, width := range []int{60, 80, 0} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			r := cosmosctlAtWidth(t, width, "hedge-test", "--count", "40", "--concurrency", "4", "--items", "4",
-				"--strategies", "none,threshold=500ms/100ms,fanout,adaptive=10%", "--scenario", "brownout")
+				"--strategies", "none,threshold=500ms/100ms,fanout,adaptive=10%", "--scenario", "throttle")
 			if r.code != ExitOK {
 				t.Fatalf("exit %d: %s", r.code, r.errOut)
 			}
