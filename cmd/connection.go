@@ -203,6 +203,20 @@ func credential(ctx context.Context, s config.Settings) (cosmos.Credential, erro
 	return cred, nil
 }
 
+// readTemplate is the template of the reads a command sends (query pages, change feed
+// polls, export pages): the end-to-end timeout, the hedging strategy with the adaptive
+// thresholds earlier commands learned for the account, and the excluded regions.
+func (f *connFlags) readTemplate(ctx context.Context, sess *session) (engine.Operation, error) {
+	op := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
+	var err error
+	if op.Hedge, err = f.hedge.strategy(sess.settings); err != nil {
+		return op, err
+	}
+	sess.learn(op.Hedge)
+	op.ExcludeRegions, err = f.excludes(ctx, sess)
+	return op, err
+}
+
 // excludes returns the regions to exclude: --exclude (or its environment and profile
 // settings), and with --region every region but that one.
 func (f *connFlags) excludes(ctx context.Context, sess *session) ([]string, error) {

@@ -15,7 +15,6 @@ import (
 	"github.com/cosmosctl/cosmosctl/changefeed"
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/export"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -278,12 +277,8 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		return err
 	}
 	defer sess.Close()
-	page := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
-	if page.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
-		return err
-	}
-	sess.learn(page.Hedge)
-	if page.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+	page, err := o.conn.readTemplate(ctx, sess)
+	if err != nil {
 		return err
 	}
 

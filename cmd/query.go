@@ -14,7 +14,6 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/query"
 )
@@ -206,12 +205,8 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 		return err
 	}
 	defer sess.Close()
-	page := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
-	if page.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
-		return err
-	}
-	sess.learn(page.Hedge)
-	if page.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
+	page, err := o.conn.readTemplate(ctx, sess)
+	if err != nil {
 		return err
 	}
 	qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
