@@ -5,10 +5,9 @@
 //
 // It is a token bucket in request units with debt: a request may go while the balance
 // holds at least one request unit, and its charge, known only from the answer, is taken
-// afterwards (Spent).
-// A 429 pauses every sender for the service's retry-after and lowers the rate to a
-// fraction of what was measured (multiplicative decrease); without throttling the rate
-// climbs back (additive increase) up to the user's cap. The package reads time only
+// afterwards (Spent). A 429 pauses every sender for the service's retry-after and
+// lowers the rate to a fraction of what was measured; without throttling the rate climbs
+// back, 10 % a second compounded, up to the user's cap. The package reads time only
 // through a clock.Clock, so tests drive it deterministically.
 package rulimit
 
@@ -25,8 +24,9 @@ const (
 	// decrease is the share of the measured RU/s kept after a 429: the service said the
 	// container is over, so the job gives back a fifth of what it was taking.
 	decrease = 0.8
-	// increasePerSecond is how fast the rate climbs back without 429s, as a share of the
-	// rate after the last decrease per second (additive: linear in time).
+	// increasePerSecond is how fast the rate climbs back without 429s: 10 % a second,
+	// compounded, so that a rate cut low by an early burst of 429s (little measured
+	// yet) is back to ten times that in 25 s, not in minutes.
 	increasePerSecond = 0.10
 	// quiet is how long after a 429 before the rate starts climbing again, and the
 	// shortest time between two decreases: the 429s of requests that were already in
@@ -208,7 +208,7 @@ func (l *Limiter) refill(now time.Time) {
 	if !l.throttled.IsZero() && l.rate > 0 {
 		since := now.Sub(l.throttled) - quiet
 		if since > 0 {
-			climbed := l.base * (1 + increasePerSecond*since.Seconds())
+			climbed := l.base * math.Pow(1+increasePerSecond, since.Seconds())
 			switch {
 			case l.limit > 0 && climbed >= l.limit:
 				l.rate, l.throttled = l.limit, time.Time{}

@@ -130,7 +130,7 @@ func TestA429LowersTheRateToFourFifthsOfWhatWasMeasured(t *testing.T) {
 	}
 }
 
-func TestTheRateClimbsBackTenPercentASecondUpToTheCap(t *testing.T) {
+func TestTheRateClimbsBackTenPercentASecondCompoundedUpToTheCap(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	l := New(1000, clk)
 	for range 20 {
@@ -146,8 +146,8 @@ func TestTheRateClimbsBackTenPercentASecondUpToTheCap(t *testing.T) {
 		t.Fatalf("rate a second after the 429 = %.1f, want 400", r)
 	}
 	clk.Advance(5 * time.Second)
-	if r := l.Rate(); math.Abs(r-600) > 1 {
-		t.Fatalf("rate 5 s into the climb = %.1f, want 600 (400 + 5 × 10 %%)", r)
+	if want := 400 * math.Pow(1.1, 5); math.Abs(l.Rate()-want) > 1 {
+		t.Fatalf("rate 5 s into the climb = %.1f, want %.1f (400 × 1.1⁵)", l.Rate(), want)
 	}
 	clk.Advance(time.Minute)
 	if r := l.Rate(); r != 1000 {
@@ -225,5 +225,29 @@ func TestA429ThatKeepsComingDoesNotTakeTheRateBelowATenthOfThePeak(t *testing.T)
 	}
 	if r := l.Rate(); math.Abs(r-100) > 1 {
 		t.Fatalf("rate after a minute of 429s = %.1f RU/s, want the floor 100 (a tenth of the 1,000 measured at the first)", r)
+	}
+}
+
+func TestARateCutLowByAnEarlyBurstClimbsBackInSeconds(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	// One 5 RU success in the first 100 ms, then a burst of 429s: 50 RU/s measured.
+	l.Spent(5)
+	clk.Advance(100 * time.Millisecond)
+	l.Throttled(0)
+	if r := l.Rate(); math.Abs(r-40) > 1 {
+		t.Fatalf("rate after the burst = %.1f, want 40", r)
+	}
+	// The job could spend 1,000 RU/s: it spends all it is allowed.
+	for range 260 {
+		if r := l.Rate(); r > 0 {
+			l.Spent(r / 10)
+		} else {
+			l.Spent(100)
+		}
+		clk.Advance(100 * time.Millisecond)
+	}
+	if r := l.Rate(); r != 0 && r < 400 {
+		t.Fatalf("rate 26 s after the burst = %.1f RU/s, want ten times the 40 it was cut to (or unlimited)", r)
 	}
 }
