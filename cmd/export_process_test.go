@@ -14,22 +14,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// exportProcessItems is how many items the process tests export: pages of 10 at 10 ms
+// exportProcessItems is how many items the process tests export: pages of 10 at 15 ms
 // each make a run of 3 s or more, long enough to be stopped twice, each time after a
 // checkpoint (one a second) and before the end.
-const exportProcessItems = 3000
+const exportProcessItems = 2000
 
-func slowExportAccount(t *testing.T) []string {
+// slowExportAccount is the account of the process tests, its reads slowed by a fault
+// until fast is called: the runs that are stopped are slow, the last one, which only has
+// to finish, is not.
+func slowExportAccount(t *testing.T) (want []string, fast func()) {
 	t.Helper()
 	items := makeQueryItems(exportProcessItems)
-	queryAccount(t, items, func(c *emulator.Config) {
-		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(10 * time.Millisecond)}}}
-	})
-	return qids(items)
+	srv := queryAccount(t, items)
+	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(15 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qids(items), func() { srv.Faults().Remove(rule.ID) }
 }
 
 // readExportState reads the state file as the process left it (nil: none yet).
@@ -125,7 +130,7 @@ func TestExportKilledTwiceAndResumedHasEveryItemOnce(t *testing.T) {
 
 func testExportKilledTwice(t *testing.T, source string) {
 	bin := cosmosctlBinary(t)
-	want := slowExportAccount(t)
+	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	var checkpointed int64
@@ -151,6 +156,7 @@ func testExportKilledTwice(t *testing.T, source string) {
 		}
 		checkpointed = s.Items
 	}
+	fast()
 	p := startExport(t, bin, out, state, "--source", source)
 	if err := p.wait(t); err != nil {
 		t.Fatalf("the resumed export: %v: %s", err, p.errOut.String())
@@ -179,7 +185,7 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := cosmosctlBinary(t)
-	want := slowExportAccount(t)
+	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	p := startExport(t, bin, out, state)
@@ -201,6 +207,7 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 	if s == nil || s.OutputBytes != fi.Size() || s.Complete {
 		t.Fatalf("state %+v for a file of %d bytes", s, fi.Size())
 	}
+	fast()
 	p = startExport(t, bin, out, state)
 	if err := p.wait(t); err != nil {
 		t.Fatalf("resumed: %v: %s", err, p.errOut.String())

@@ -241,11 +241,14 @@ func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
 
 func testExportStateResumes(t *testing.T, source string) {
 	items := makeQueryItems(queryTestItems)
-	// Pages of one item, 20 ms each: 2.4 s in all, far longer than the test takes to
-	// make the later pages hang once the first item is in the file.
-	srv := testAccountWith(t, items, func(c *emulator.Config) {
-		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
-	})
+	// Pages of one item, 20 ms each until the interrupt: 2.4 s in all, far longer than
+	// the test takes to make the later pages hang once the first item is in the file.
+	srv := testAccountWith(t, items)
+	slow, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
@@ -272,6 +275,7 @@ func testExportStateResumes(t *testing.T, source string) {
 		t.Fatal("export did not stop on Ctrl-C")
 	}
 	srv.Faults().Remove(rule.ID)
+	srv.Faults().Remove(slow.ID) // the resumed runs only have to finish
 	if code != ExitInterrupted || !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume") ||
 		!strings.Contains(errOut.String(), "Error: interrupted: export after ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
