@@ -6,21 +6,58 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// exportProcessItems is how many items the process tests export: pages of 10 at 15 ms
-// each make a run of 3 s or more, long enough to be stopped twice, each time after a
-// checkpoint (one a second) and before the end.
-const exportProcessItems = 2000
+// exportProcessItems is how many items the process tests export: pages of 10 at 10 ms
+// each make a run of 1 s or more, long enough to be stopped twice, each time after a
+// checkpoint (one every exportProcessCheckpoint) and well before the end.
+const exportProcessItems = 1000
+
+// exportProcessCheckpoint is how often the binary of the process tests checkpoints: a
+// tenth of the product's second, so that a run can be stopped after one sooner.
+const exportProcessCheckpoint = "100ms"
+
+var (
+	exportBinOnce sync.Once
+	exportBinPath string
+	exportBinErr  error
+)
+
+// exportBinary is the real binary built once per test process with its checkpoint
+// interval shortened to exportProcessCheckpoint (a link of cached packages), beside the
+// one cosmosctlBinary builds.
+func exportBinary(t *testing.T) string {
+	t.Helper()
+	exportBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cosmosctl-export-bin")
+		if err != nil {
+			exportBinErr = err
+			return
+		}
+		exportBinPath = filepath.Join(dir, "cosmosctl")
+		out, err := exec.Command("go", "build", "-o", exportBinPath,
+			"-ldflags", "-X github.com/cosmosctl/cosmosctl/cmd.exportCheckpointEveryLinked="+exportProcessCheckpoint,
+			"github.com/cosmosctl/cosmosctl").CombinedOutput()
+		if err != nil {
+			exportBinErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if exportBinErr != nil {
+		t.Fatalf("building cosmosctl: %v", exportBinErr)
+	}
+	return exportBinPath
+}
 
 // slowExportAccount is the account of the process tests, its reads slowed by a fault
 // until fast is called: the runs that are stopped are slow, the last one, which only has
@@ -30,7 +67,7 @@ func slowExportAccount(t *testing.T) (want []string, fast func()) {
 	items := makeQueryItems(exportProcessItems)
 	srv := queryAccount(t, items)
 	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
-		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(15 * time.Millisecond)}})
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(10 * time.Millisecond)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +166,7 @@ func TestExportKilledTwiceAndResumedHasEveryItemOnce(t *testing.T) {
 }
 
 func testExportKilledTwice(t *testing.T, source string) {
-	bin := cosmosctlBinary(t)
+	bin := exportBinary(t)
 	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
@@ -139,13 +176,7 @@ func testExportKilledTwice(t *testing.T, source string) {
 		checkpointed = waitForCheckpoint(t, p, state, checkpointed)
 		// Killed with lines in the file past the checkpoint, when the test is quick
 		// enough to see some: the resumed run must cut them.
-		for range 100 {
-			s, fi := readExportState(state), statOrNil(out)
-			if s == nil || fi == nil || fi.Size() > s.OutputBytes {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitForLinesPastCheckpoint(out, state)
 		p.cmd.Process.Kill()
 		p.wait(t)
 		s := readExportState(state)
@@ -170,6 +201,18 @@ func testExportKilledTwice(t *testing.T, source string) {
 	}
 }
 
+// waitForLinesPastCheckpoint waits, for half a second at most, until the file holds
+// lines the last checkpoint does not count.
+func waitForLinesPastCheckpoint(out, state string) {
+	for range 100 {
+		s, fi := readExportState(state), statOrNil(out)
+		if s == nil || fi == nil || fi.Size() > s.OutputBytes {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func statOrNil(path string) os.FileInfo {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -184,12 +227,13 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := cosmosctlBinary(t)
+	bin := exportBinary(t)
 	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	p := startExport(t, bin, out, state)
 	waitForCheckpoint(t, p, state, 0)
+	waitForLinesPastCheckpoint(out, state) // so that only a save on the way out counts them
 	p.cmd.Process.Signal(os.Interrupt)
 	err := p.wait(t)
 	errOut := p.errOut

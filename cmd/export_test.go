@@ -486,14 +486,15 @@ func TestExportProgressJSONAndTheRUCap(t *testing.T) {
 // streaming to the same terminal there is no bar, the items being the progress.
 func TestExportProgressBarOnATerminal(t *testing.T) {
 	items := makeQueryItems(queryTestItems)
-	// Pages of 2 at 20 ms: 1.2 s or more, far past the bar's first redraw (200 ms).
+	// Pages of 4 at 20 ms: 0.6 s or more, past the bar's first redraw (200 ms) three
+	// times over.
 	testAccountWith(t, items, func(c *emulator.Config) {
 		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
 	})
 	out := filepath.Join(t.TempDir(), "items.ndjson")
 	streams, stdout, errOut := testIO()
 	streams.ErrTTY, streams.ErrWidth = true, 100
-	if code := Run(context.Background(), streams, []string{"export", "--page-size", "2", "--parallelism", "1", "--output", out}); code != 0 {
+	if code := Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output", out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	e := errOut.String()
@@ -554,10 +555,10 @@ func TestExportUnderProvisionedThroughput(t *testing.T) {
 	if r.code != 0 || !capped.Complete || capped.Items != 300 || capped.Throttled != 0 {
 		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.code, capped)
 	}
-	// Unlimited over 3,000 items: about 400 RU a range, four times its share, read in a
-	// fraction of a second.
+	// Unlimited over 2,000 items: about 250 RU a range, two and a half times its share,
+	// read in a fraction of a second.
 	srv.SetEnforceThroughput(false)
-	more := makeQueryItems(3000)[300:]
+	more := makeQueryItems(2000)[300:]
 	for i := range more {
 		more[i].ID = fmt.Sprintf("more-%04d", i)
 	}
@@ -565,7 +566,7 @@ func TestExportUnderProvisionedThroughput(t *testing.T) {
 	srv.SetEnforceThroughput(true)
 	r = cosmosctl(t, "", "export", "--page-size", "200", "--parallelism", "4", "--progress", "json")
 	free := last(r.errOut)
-	if r.code != 0 || !free.Complete || free.Items != 3000 || len(exportedIDs(t, r.out)) != 3000 {
+	if r.code != 0 || !free.Complete || free.Items != 2000 || len(exportedIDs(t, r.out)) != 2000 {
 		t.Fatalf("unlimited: exit %d, report %+v: %s", r.code, free, r.errOut)
 	}
 	if free.Throttled == 0 {
