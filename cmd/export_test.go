@@ -534,7 +534,7 @@ func seedItems(t *testing.T, srv *emulator.Server, items []qitem) {
 // (100 a range). Capped below a range's share the export is never throttled;
 // unlimited, its pages are throttled (429/3200) and it still completes with every item.
 func TestExportUnderProvisionedThroughput(t *testing.T) {
-	items := makeQueryItems(300)
+	items := makeQueryItems(200)
 	srv := testAccountWith(t, items)
 	srv.SetEnforceThroughput(true) // once the items are in
 	type report struct {
@@ -552,25 +552,25 @@ func TestExportUnderProvisionedThroughput(t *testing.T) {
 	// Capped first: an unlimited export leaves the ranges' budgets spent for a while.
 	r := cosmosctl(t, "", "export", "--page-size", "20", "--progress", "json", "--max-ru-per-second", "80")
 	capped := last(r.errOut)
-	if r.code != 0 || !capped.Complete || capped.Items != 300 || capped.Throttled != 0 {
+	if r.code != 0 || !capped.Complete || capped.Items != 200 || capped.Throttled != 0 {
 		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.code, capped)
 	}
-	// Unlimited over 2,000 items: about 250 RU a range, two and a half times its share,
-	// read in a fraction of a second.
+	// Unlimited over 1,200 items: about 500 RU, over a range's share in the ranges of
+	// four of the thirteen keys or more, read in a fraction of a second.
 	srv.SetEnforceThroughput(false)
-	more := makeQueryItems(2000)[300:]
+	more := makeQueryItems(1200)[200:]
 	for i := range more {
 		more[i].ID = fmt.Sprintf("more-%04d", i)
 	}
 	seedItems(t, srv, more)
 	srv.SetEnforceThroughput(true)
-	r = cosmosctl(t, "", "export", "--page-size", "200", "--parallelism", "4", "--progress", "json")
+	r = cosmosctl(t, "", "export", "--page-size", "100", "--parallelism", "4", "--progress", "json")
 	free := last(r.errOut)
-	if r.code != 0 || !free.Complete || free.Items != 2000 || len(exportedIDs(t, r.out)) != 2000 {
+	if r.code != 0 || !free.Complete || free.Items != 1200 || len(exportedIDs(t, r.out)) != 1200 {
 		t.Fatalf("unlimited: exit %d, report %+v: %s", r.code, free, r.errOut)
 	}
 	if free.Throttled == 0 {
-		t.Fatalf("unlimited, %.0f RU in pages of 200 at once were never throttled by 100 RU/s a range", free.RequestCharge)
+		t.Fatalf("unlimited, %.0f RU in pages of 100 at once were never throttled by 100 RU/s a range", free.RequestCharge)
 	}
 	t.Logf("unlimited: %.0f RU, %d throttled; capped: %.0f RU, %d throttled", free.RequestCharge, free.Throttled, capped.RequestCharge, capped.Throttled)
 }
