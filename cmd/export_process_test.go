@@ -19,10 +19,10 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// exportProcessItems is how many items the process tests export: pages of 10 at 10 ms
-// each make a run of 1 s or more, long enough to be stopped twice, each time after a
-// checkpoint (one every exportProcessCheckpoint) and well before the end.
-const exportProcessItems = 1000
+// exportProcessItems is how many items the process tests export: pages of 10 at 20 ms
+// each make a run of 1.2 s or more, long enough to be stopped twice, each time after a
+// checkpoint (one every exportProcessCheckpoint, some 50 items) and well before the end.
+const exportProcessItems = 600
 
 // exportProcessCheckpoint is how often the binary of the process tests checkpoints: a
 // tenth of the product's second, so that a run can be stopped after one sooner.
@@ -67,7 +67,7 @@ func slowExportAccount(t *testing.T) (want []string, fast func()) {
 	items := makeQueryItems(exportProcessItems)
 	srv := queryAccount(t, items)
 	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
-		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(10 * time.Millisecond)}})
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}})
 	if err != nil {
 		t.Fatal(err)
 	}
