@@ -44,6 +44,19 @@ type exportOptions struct {
 // this much.
 var exportCheckpointEvery = time.Second
 
+// exportCheckpointEveryLinked, when set at link time (go build -ldflags "-X
+// github.com/cosmosctl/cosmosctl/cmd.exportCheckpointEveryLinked=100ms"), replaces
+// exportCheckpointEvery: the tests that stop the binary build one that checkpoints more
+// often, so that it can be stopped after a checkpoint sooner. A release build leaves it
+// empty.
+var exportCheckpointEveryLinked string
+
+func init() {
+	if d, err := time.ParseDuration(exportCheckpointEveryLinked); err == nil && d > 0 {
+		exportCheckpointEvery = d
+	}
+}
+
 // defaultExportPageSize is the page an export asks for: the largest the service serves,
 // the fewest requests for the items.
 const defaultExportPageSize = maxQueryPageSize

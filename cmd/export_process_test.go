@@ -6,30 +6,72 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// exportProcessItems is how many items the process tests export: pages of 10 at 10 ms
-// each make a run of 3 s or more, long enough to be stopped twice, each time after a
-// checkpoint (one a second) and before the end.
-const exportProcessItems = 3000
+// exportProcessItems is how many items the process tests export: pages of 10 at 20 ms
+// each make a run of 1.2 s or more, long enough to be stopped twice, each time after a
+// checkpoint (one every exportProcessCheckpoint, some 50 items) and well before the end.
+const exportProcessItems = 600
 
-func slowExportAccount(t *testing.T) []string {
+// exportProcessCheckpoint is how often the binary of the process tests checkpoints: a
+// tenth of the product's second, so that a run can be stopped after one sooner.
+const exportProcessCheckpoint = "100ms"
+
+var (
+	exportBinOnce sync.Once
+	exportBinPath string
+	exportBinErr  error
+)
+
+// exportBinary is the real binary built once per test process with its checkpoint
+// interval shortened to exportProcessCheckpoint (a link of cached packages), beside the
+// one cosmosctlBinary builds.
+func exportBinary(t *testing.T) string {
+	t.Helper()
+	exportBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cosmosctl-export-bin")
+		if err != nil {
+			exportBinErr = err
+			return
+		}
+		exportBinPath = filepath.Join(dir, "cosmosctl")
+		out, err := exec.Command("go", "build", "-o", exportBinPath,
+			"-ldflags", "-X github.com/cosmosctl/cosmosctl/cmd.exportCheckpointEveryLinked="+exportProcessCheckpoint,
+			"github.com/cosmosctl/cosmosctl").CombinedOutput()
+		if err != nil {
+			exportBinErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if exportBinErr != nil {
+		t.Fatalf("building cosmosctl: %v", exportBinErr)
+	}
+	return exportBinPath
+}
+
+// slowExportAccount is the account of the process tests, its reads slowed by a fault
+// until fast is called: the runs that are stopped are slow, the last one, which only has
+// to finish, is not.
+func slowExportAccount(t *testing.T) (want []string, fast func()) {
 	t.Helper()
 	items := makeQueryItems(exportProcessItems)
-	queryAccount(t, items, func(c *emulator.Config) {
-		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(10 * time.Millisecond)}}}
-	})
-	return qids(items)
+	srv := queryAccount(t, items)
+	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qids(items), func() { srv.Faults().Remove(rule.ID) }
 }
 
 // readExportState reads the state file as the process left it (nil: none yet).
@@ -124,8 +166,8 @@ func TestExportKilledTwiceAndResumedHasEveryItemOnce(t *testing.T) {
 }
 
 func testExportKilledTwice(t *testing.T, source string) {
-	bin := cosmosctlBinary(t)
-	want := slowExportAccount(t)
+	bin := exportBinary(t)
+	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	var checkpointed int64
@@ -134,13 +176,7 @@ func testExportKilledTwice(t *testing.T, source string) {
 		checkpointed = waitForCheckpoint(t, p, state, checkpointed)
 		// Killed with lines in the file past the checkpoint, when the test is quick
 		// enough to see some: the resumed run must cut them.
-		for range 100 {
-			s, fi := readExportState(state), statOrNil(out)
-			if s == nil || fi == nil || fi.Size() > s.OutputBytes {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitForLinesPastCheckpoint(out, state)
 		p.cmd.Process.Kill()
 		p.wait(t)
 		s := readExportState(state)
@@ -151,6 +187,7 @@ func testExportKilledTwice(t *testing.T, source string) {
 		}
 		checkpointed = s.Items
 	}
+	fast()
 	p := startExport(t, bin, out, state, "--source", source)
 	if err := p.wait(t); err != nil {
 		t.Fatalf("the resumed export: %v: %s", err, p.errOut.String())
@@ -161,6 +198,18 @@ func testExportKilledTwice(t *testing.T, source string) {
 	}
 	if s := readExportState(state); s == nil || !s.Complete || s.Items != int64(len(want)) || s.OutputBytes != int64(len(b)) {
 		t.Fatalf("final state %+v for a file of %d bytes", s, len(b))
+	}
+}
+
+// waitForLinesPastCheckpoint waits, for half a second at most, until the file holds
+// lines the last checkpoint does not count.
+func waitForLinesPastCheckpoint(out, state string) {
+	for range 100 {
+		s, fi := readExportState(state), statOrNil(out)
+		if s == nil || fi == nil || fi.Size() > s.OutputBytes {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -178,12 +227,13 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := cosmosctlBinary(t)
-	want := slowExportAccount(t)
+	bin := exportBinary(t)
+	want, fast := slowExportAccount(t)
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	p := startExport(t, bin, out, state)
 	waitForCheckpoint(t, p, state, 0)
+	waitForLinesPastCheckpoint(out, state) // so that only a save on the way out counts them
 	p.cmd.Process.Signal(os.Interrupt)
 	err := p.wait(t)
 	errOut := p.errOut
@@ -201,6 +251,7 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 	if s == nil || s.OutputBytes != fi.Size() || s.Complete {
 		t.Fatalf("state %+v for a file of %d bytes", s, fi.Size())
 	}
+	fast()
 	p = startExport(t, bin, out, state)
 	if err := p.wait(t); err != nil {
 		t.Fatalf("resumed: %v: %s", err, p.errOut.String())

@@ -241,11 +241,14 @@ func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
 
 func testExportStateResumes(t *testing.T, source string) {
 	items := makeQueryItems(queryTestItems)
-	// Pages of one item, 20 ms each: 2.4 s in all, far longer than the test takes to
-	// make the later pages hang once the first item is in the file.
-	srv := testAccountWith(t, items, func(c *emulator.Config) {
-		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
-	})
+	// Pages of one item, 20 ms each until the interrupt: 2.4 s in all, far longer than
+	// the test takes to make the later pages hang once the first item is in the file.
+	srv := testAccountWith(t, items)
+	slow, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
+		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
 	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
@@ -272,6 +275,7 @@ func testExportStateResumes(t *testing.T, source string) {
 		t.Fatal("export did not stop on Ctrl-C")
 	}
 	srv.Faults().Remove(rule.ID)
+	srv.Faults().Remove(slow.ID) // the resumed runs only have to finish
 	if code != ExitInterrupted || !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume") ||
 		!strings.Contains(errOut.String(), "Error: interrupted: export after ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
@@ -482,14 +486,15 @@ func TestExportProgressJSONAndTheRUCap(t *testing.T) {
 // streaming to the same terminal there is no bar, the items being the progress.
 func TestExportProgressBarOnATerminal(t *testing.T) {
 	items := makeQueryItems(queryTestItems)
-	// Pages of 2 at 20 ms: 1.2 s or more, far past the bar's first redraw (200 ms).
+	// Pages of 4 at 20 ms: 0.6 s or more, past the bar's first redraw (200 ms) three
+	// times over.
 	testAccountWith(t, items, func(c *emulator.Config) {
 		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
 	})
 	out := filepath.Join(t.TempDir(), "items.ndjson")
 	streams, stdout, errOut := testIO()
 	streams.ErrTTY, streams.ErrWidth = true, 100
-	if code := Run(context.Background(), streams, []string{"export", "--page-size", "2", "--parallelism", "1", "--output", out}); code != 0 {
+	if code := Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output", out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	e := errOut.String()
@@ -529,7 +534,7 @@ func seedItems(t *testing.T, srv *emulator.Server, items []qitem) {
 // (100 a range). Capped below a range's share the export is never throttled;
 // unlimited, its pages are throttled (429/3200) and it still completes with every item.
 func TestExportUnderProvisionedThroughput(t *testing.T) {
-	items := makeQueryItems(300)
+	items := makeQueryItems(200)
 	srv := testAccountWith(t, items)
 	srv.SetEnforceThroughput(true) // once the items are in
 	type report struct {
@@ -547,25 +552,25 @@ func TestExportUnderProvisionedThroughput(t *testing.T) {
 	// Capped first: an unlimited export leaves the ranges' budgets spent for a while.
 	r := cosmosctl(t, "", "export", "--page-size", "20", "--progress", "json", "--max-ru-per-second", "80")
 	capped := last(r.errOut)
-	if r.code != 0 || !capped.Complete || capped.Items != 300 || capped.Throttled != 0 {
+	if r.code != 0 || !capped.Complete || capped.Items != 200 || capped.Throttled != 0 {
 		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.code, capped)
 	}
-	// Unlimited over 3,000 items: about 400 RU a range, four times its share, read in a
-	// fraction of a second.
+	// Unlimited over 1,200 items: about 500 RU, over a range's share in the ranges of
+	// four of the thirteen keys or more, read in a fraction of a second.
 	srv.SetEnforceThroughput(false)
-	more := makeQueryItems(3000)[300:]
+	more := makeQueryItems(1200)[200:]
 	for i := range more {
 		more[i].ID = fmt.Sprintf("more-%04d", i)
 	}
 	seedItems(t, srv, more)
 	srv.SetEnforceThroughput(true)
-	r = cosmosctl(t, "", "export", "--page-size", "200", "--parallelism", "4", "--progress", "json")
+	r = cosmosctl(t, "", "export", "--page-size", "100", "--parallelism", "4", "--progress", "json")
 	free := last(r.errOut)
-	if r.code != 0 || !free.Complete || free.Items != 3000 || len(exportedIDs(t, r.out)) != 3000 {
+	if r.code != 0 || !free.Complete || free.Items != 1200 || len(exportedIDs(t, r.out)) != 1200 {
 		t.Fatalf("unlimited: exit %d, report %+v: %s", r.code, free, r.errOut)
 	}
 	if free.Throttled == 0 {
-		t.Fatalf("unlimited, %.0f RU in pages of 200 at once were never throttled by 100 RU/s a range", free.RequestCharge)
+		t.Fatalf("unlimited, %.0f RU in pages of 100 at once were never throttled by 100 RU/s a range", free.RequestCharge)
 	}
 	t.Logf("unlimited: %.0f RU, %d throttled; capped: %.0f RU, %d throttled", free.RequestCharge, free.Throttled, capped.RequestCharge, capped.Throttled)
 }

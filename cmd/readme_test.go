@@ -54,16 +54,20 @@ var readmeNotRun = map[string]string{
 var readmeSmaller = map[string]struct{ from, to, why string }{
 	"cosmosctl hedge-test": {"cosmosctl hedge-test", "cosmosctl hedge-test --count 100",
 		"1000 reads per strategy (the default) take about 16 s; 100 show the same table"},
-	"cosmosctl probe --duration 30s --rate 20 --fail-on 'p99>200ms,errors>1%' || page-oncall": {"--duration 30s", "--duration 2s",
-		"30 s of probing; 2 s exercise the same rules"},
-	"cosmosctl probe --duration 10m --metrics-addr :9464": {"--duration 10m --metrics-addr :9464", "--duration 2s --metrics-addr 127.0.0.1:0",
-		"ten minutes, on a port that may be taken; 2 s on a free loopback port serve the same metrics"},
+	"cosmosctl probe --duration 30s --rate 20 --fail-on 'p99>200ms,errors>1%' || page-oncall": {"--duration 30s", "--duration 1s",
+		"30 s of probing; 1 s (20 reads a region) exercises the same rules"},
+	"cosmosctl probe --duration 10m --metrics-addr :9464": {"--duration 10m --metrics-addr :9464", "--duration 1s --metrics-addr 127.0.0.1:0",
+		"ten minutes, on a port that may be taken; 1 s on a free loopback port serves the same metrics"},
+	"cosmosctl probe --replicas": {"--replicas", "--replicas --count 25",
+		"the default --count of 100 reads takes about 2 s; 25 show the same table"},
+	"cosmosctl probe --hedge-threshold 50ms": {"--hedge-threshold 50ms", "--hedge-threshold 50ms --count 25",
+		"the default --count of 100 reads takes about 2 s; 25 show the same rows, (hedged) among them"},
 }
 
 // readmeEnv are variables an example runs with, beyond what the README sets, and why.
 var readmeEnv = map[string]struct{ env, why string }{
-	"for i in $(seq 10); do cosmosctl read o1 --pk t1 -o json >/dev/null; done": {"COSMOSCTL_ATTEMPT_TIMEOUT=1s",
-		"the first three reads wait out the 6 s attempt timeout against the hung region (18 s); capped at 1 s they trip region health the same way"},
+	"for i in $(seq 10); do cosmosctl read o1 --pk t1 -o json >/dev/null; done": {"COSMOSCTL_ATTEMPT_TIMEOUT=500ms",
+		"the first three reads wait out the 6 s attempt timeout against the hung region (18 s); capped at 500 ms they trip region health the same way"},
 }
 
 // readmeExitCodes are the examples that exit non-zero, as the README says they do.
