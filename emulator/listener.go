@@ -16,7 +16,7 @@ type faultListener struct {
 	net.Listener
 	refusing func() bool
 	mu       sync.Mutex
-	conns    map[net.Conn]struct{}
+	conns    map[net.Conn]http.ConnState
 }
 
 func (l *faultListener) Accept() (net.Conn, error) {
@@ -34,20 +34,29 @@ func (l *faultListener) Accept() (net.Conn, error) {
 }
 
 func (l *faultListener) track(c net.Conn, st http.ConnState) {
-	if st == http.StateActive || st == http.StateIdle {
-		return
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conns == nil {
-		l.conns = map[net.Conn]struct{}{}
+		l.conns = map[net.Conn]http.ConnState{}
 	}
 	switch st {
-	case http.StateNew:
-		l.conns[c] = struct{}{}
 	case http.StateClosed, http.StateHijacked:
 		delete(l.conns, c)
+	default:
+		l.conns[c] = st
 	}
+}
+
+// serving reports whether a connection is serving a request now.
+func (l *faultListener) serving() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, st := range l.conns {
+		if st == http.StateActive {
+			return true
+		}
+	}
+	return false
 }
 
 // dropIdle resets every tracked connection that is not the one serving the caller.

@@ -247,18 +247,44 @@ func (s *Server) Close() error {
 	var err error
 	s.closeMu.Do(func() {
 		close(s.closing)
-		// In-flight requests get a moment to finish; connections a client opened but
-		// never used would otherwise hold Shutdown for 5 s, so then everything closes.
+		// In-flight requests get up to 500 ms to finish. Shutdown stops the listeners
+		// and closes idle connections, but it would also wait for connections a client
+		// opened and never used (Go counts them idle only after 5 s): once no request
+		// is being served, every endpoint is closed outright instead.
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
+		var eps []*endpoint
 		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
-			if ep == nil {
-				continue
-			}
-			if e := ep.http.Shutdown(ctx); e != nil && !errors.Is(e, http.ErrServerClosed) {
-				ep.http.Close()
+			if ep != nil {
+				eps = append(eps, ep)
 			}
 		}
+		var shut sync.WaitGroup
+		for _, ep := range eps {
+			shut.Add(1)
+			go func() {
+				defer shut.Done()
+				if e := ep.http.Shutdown(ctx); e != nil && !errors.Is(e, http.ErrServerClosed) {
+					ep.http.Close()
+				}
+			}()
+		}
+		drained := func() bool {
+			for _, ep := range eps {
+				if ep.listener.serving() {
+					return false
+				}
+			}
+			return true
+		}
+		for !drained() && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		cancel()
+		shut.Wait()
 		s.wg.Wait()
 		err = s.closeDisk()
 	})
