@@ -57,13 +57,14 @@ func TestImportCompletesWithARegionInTrouble(t *testing.T) {
 // refuses or hangs stops the import, bounded, with exit 8 and the lines that failed
 // not marked done; resuming once it is back stores every item once.
 func TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack(t *testing.T) {
+	shortenRetryWaits(t)
 	for _, tc := range []struct {
 		name string
 		rule faults.Rule
 		args []string
 	}{
 		{"refusing", faults.Rule{Region: "East US", Effect: faults.EffectRefuse}, nil},
-		{"hung", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectHang}, []string{"--e2e-timeout", "500ms"}},
+		{"hung", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectHang}, []string{"--e2e-timeout", "250ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := testAccount(t)
@@ -73,9 +74,9 @@ func TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack(t *testing.T)
 			}
 			state := filepath.Join(t.TempDir(), "down.state")
 			input := importFile(t, items(1, 100))
-			args := append([]string{"import", input, "--state", state, "--concurrency", "20"}, tc.args...)
+			args := []string{"import", input, "--state", state, "--concurrency", "20"}
 			start := time.Now()
-			r := cosmosctl(t, "", args...)
+			r := cosmosctl(t, "", append(args, tc.args...)...)
 			took := time.Since(start)
 			if r.code != ExitUnavailable || !strings.Contains(r.errOut, "writes in a row failed") || !strings.Contains(r.errOut, "resume with the same command") {
 				t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
@@ -84,6 +85,8 @@ func TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack(t *testing.T)
 				t.Fatalf("took %s to stop", took)
 			}
 			srv.Faults().Clear()
+			// The same command, but for the short --e2e-timeout that made the hung
+			// writes give up quickly: a region that is back needs none.
 			r = cosmosctl(t, "", append(args, "-o", "json")...)
 			rep := lastReport(t, r.out)
 			if r.code != 0 || rep.Created+rep.AlreadyPresent != 100 || rep.Failed != 0 || rep.Runs != 2 {
@@ -94,4 +97,17 @@ func TestImportStopsWhenTheWriteRegionIsDownAndResumesWhenItIsBack(t *testing.T)
 			}
 		})
 	}
+}
+
+// shortenRetryWaits makes the waits between the sends of a failed write 5 ms (doubling,
+// up to 40 ms) instead of 50 to 1,000 ms: the engine's retries of a write whose answer
+// was lost or that never left, and import's retries of a failed line. How many times a
+// write is sent, and when a command gives up, stay as they are: that is what a test of
+// a region in trouble shows, not how long it sleeps in between.
+func shortenRetryWaits(t *testing.T) {
+	policy, wait := retryPolicy, importLineRetryWait
+	retryPolicy.WriteRetryBaseWait, retryPolicy.WriteRetryMaxWait = 5*time.Millisecond, 40*time.Millisecond
+	retryPolicy.SameRegionRetryWait = 5 * time.Millisecond
+	importLineRetryWait = 5 * time.Millisecond
+	t.Cleanup(func() { retryPolicy, importLineRetryWait = policy, wait })
 }
