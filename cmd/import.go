@@ -38,6 +38,10 @@ type importOptions struct {
 // not how long it waits.
 var importLineRetryWait = 200 * time.Millisecond
 
+// importCheckpointEvery is how often --state is saved while an import runs
+// (bulk.Options.CheckpointEvery). Tests that wait for a checkpoint shorten it.
+var importCheckpointEvery = time.Second
+
 // maxImportConcurrency bounds --concurrency: more writes in flight than this only
 // queue in the client or get throttled.
 const maxImportConcurrency = 256
@@ -253,6 +257,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		}}
 	if o.state != "" {
 		bo.Checkpoint = func(s *bulk.State) error { return s.Save(o.state, time.Now()) }
+		bo.CheckpointEvery = importCheckpointEvery
 	}
 	rep, runErr := bulk.Import(ctx, src, st, bo)
 	bar.Stop()
