@@ -25,9 +25,10 @@ func TestImportCompletesWithARegionInTrouble(t *testing.T) {
 		// retries (10 429s) is sent again, not failed: twice here. (429s at random
 		// whatever the rate would hold it at its floor: each one says the container is
 		// over.) One writer, so that every 429 comes before the first success: with 8,
-		// a success could come first under load, and a 429 after it would set the rate
-		// to 0.8 times what a ~100 ms old import measured, ~40 RU/s, for the rest of
-		// the test (15-25 s; internal/rulimit's business, not import's).
+		// a success could come first under load, and a 429 after it would cut the rate
+		// to 0.8 times what a ~100 ms old import measured, ~40 RU/s, and the test to
+		// however long the climb back takes (15-25 s with a linear climb): that is
+		// internal/rulimit's business, tested there, not import's.
 		{"the write region throttling", faults.Rule{Region: "East US", Operations: []string{"create"}, Effect: faults.EffectStatus,
 			Status: 429, RetryAfter: faults.Duration(20 * time.Millisecond), Count: 25}},
 	} {
