@@ -16,7 +16,14 @@ import (
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/retries"
 )
+
+// retryPolicy is the engine's retry policy for a command's session: the default, whose
+// counts and waits match the SDKs'. Tests of a region in trouble shorten its waits
+// (shortenRetryWaits), keeping its counts: what they show is how often a write is sent
+// and when a command gives up, not how long it sleeps in between.
+var retryPolicy = retries.DefaultPolicy()
 
 // connFlags are the flags every data command shares: the settings flags, and how to
 // reach and show the account for this one command.
@@ -146,8 +153,9 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 	mem := openMemory(io.ErrOut, endpoint, s.Configured() && s.HealthMemory, s.Configured())
 	sess.memory = mem
 	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
+	policy := retryPolicy
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
-		Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
+		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
 		AttemptTimeouts: &timeouts, Health: mem.health, LookupRegions: lookupRegions(f.region),
 		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, OnAccount: mem.accountFetched})
 	if err != nil {

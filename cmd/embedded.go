@@ -154,8 +154,9 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 		return nil, nil, err
 	}
 	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
+	policy := retryPolicy
 	client, err = engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: tr, PreferredRegions: s.PreferredRegions,
-		Direct: s.ConnectionMode == config.ConnectionDirect, AttemptTimeouts: &timeouts, Health: hs})
+		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, AttemptTimeouts: &timeouts, Health: hs})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,6 +32,16 @@ type importOptions struct {
 	failFast    bool
 }
 
+// importLineRetryWait is the wait before a line whose write failed for the service's
+// availability is sent again, doubling with each retry (bulk.Options.RetryWait). Tests
+// of a write region that is down shorten it: what they show is when the import stops,
+// not how long it waits.
+var importLineRetryWait = 200 * time.Millisecond
+
+// importCheckpointEvery is how often --state is saved while an import runs
+// (bulk.Options.CheckpointEvery). Tests that wait for a checkpoint shorten it.
+var importCheckpointEvery = time.Second
+
 // maxImportConcurrency bounds --concurrency: more writes in flight than this only
 // queue in the client or get throttled.
 const maxImportConcurrency = 256
@@ -239,7 +249,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	asJSON := o.conn.wantJSON(sess.settings)
 	bar := o.progress(io, asJSON, input, size, st)
 	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
-		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, FailFast: o.failFast, Rejected: rej,
+		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
 		Progress: func(p bulk.Progress) {
 			if bar != nil {
 				bar.Update(progress.Counts{Done: p.Done - p.Rejected, Failed: p.Rejected, Skipped: p.Skipped, RU: p.RequestCharge, Total: bar.total})
@@ -247,6 +257,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		}}
 	if o.state != "" {
 		bo.Checkpoint = func(s *bulk.State) error { return s.Save(o.state, time.Now()) }
+		bo.CheckpointEvery = importCheckpointEvery
 	}
 	rep, runErr := bulk.Import(ctx, src, st, bo)
 	bar.Stop()

@@ -190,6 +190,9 @@ func TestImportFailFastStopsAtTheFirstBadLineAndResumesAfterIt(t *testing.T) {
 // Ctrl-C: the import stops, saves its state, says how to resume, and exits 130; the
 // resumed import stores every item once.
 func TestAnInterruptedImportSavesItsStateAndSaysHowToResume(t *testing.T) {
+	every := importCheckpointEvery
+	importCheckpointEvery = 100 * time.Millisecond // the first checkpoint is what the test waits for
+	t.Cleanup(func() { importCheckpointEvery = every })
 	srv := testAccount(t)
 	if _, err := srv.AddFault(faults.Rule{Operations: []string{"create"}, Effect: faults.EffectDelay, Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}); err != nil {
 		t.Fatal(err)

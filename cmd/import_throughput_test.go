@@ -11,13 +11,14 @@ import (
 // capped under it with --max-ru-per-second keeps to the cap and is never throttled.
 func TestImportAgainstAContainerHeldToItsThroughput(t *testing.T) {
 	testAccount(t, func(c *emulator.Config) { c.EnforceThroughput = true })
-	// 400 RU/s (the emulator's default offer) over 4 ranges: 100 RU/s, 20 writes/s each.
-	r := cosmosctl(t, "", "import", importFile(t, items(1, 200)), "-o", "json")
+	// 400 RU/s (the emulator's default offer) over 4 ranges: 100 RU/s, 20 writes/s each;
+	// 120 items of 5 RU are 600 RU, half as much again as a second's worth.
+	r := cosmosctl(t, "", "import", importFile(t, items(1, 120)), "-o", "json")
 	rep := lastReport(t, r.out)
-	if r.code != 0 || rep.Created != 200 || rep.Throttles == 0 {
+	if r.code != 0 || rep.Created != 120 || rep.Throttles == 0 {
 		t.Fatalf("exit %d, report %+v: %s", r.code, rep, r.errOut)
 	}
-	t.Logf("over the throughput: %d 429s for 200 items, %.0f RU/s", rep.Throttles, rep.ThisRun.RUPerSecond)
+	t.Logf("over the throughput: %d 429s for 120 items, %.0f RU/s", rep.Throttles, rep.ThisRun.RUPerSecond)
 
 	if r := cosmosctl(t, "", "throughput", "set", "items", "--throughput", "8000"); r.code != 0 {
 		t.Fatalf("throughput set: %+v", r)
