@@ -14,6 +14,12 @@ import (
 func TestA429PausesTheImportForItsRetryAfterAndLowersItsRate(t *testing.T) {
 	clk := clock.NewFake(time.Unix(0, 0))
 	lim := rulimit.New(0, clk)
+	// Two seconds of writes went before (a 429 in the limiter's first second only
+	// pauses: too little was measured to lower the rate by).
+	for range 20 {
+		lim.Spent(5)
+		clk.Advance(100 * time.Millisecond)
+	}
 	c := newFakeContainer()
 	c.throttle["i2"] = 500 * time.Millisecond
 	o := testOptions(c)

@@ -35,6 +35,9 @@ const (
 	// window is how far back the measured RU/s looks, in slots of slot.
 	window = 2 * time.Second
 	slot   = 100 * time.Millisecond
+	// warmUp is how long a job runs before a 429 lowers its rate: what it spent
+	// before then says little about what the container gives.
+	warmUp = time.Second
 	// minCharge is the least a request costs, and so the balance one needs to go.
 	minCharge = 1.0
 	// minRate is the lowest rate a decrease goes to, so that a job keeps moving; and
@@ -155,6 +158,12 @@ func (l *Limiter) Throttled(retryAfter time.Duration) {
 		l.pauseUntil = now.Add(retryAfter)
 	}
 	if !l.throttled.IsZero() && now.Sub(l.throttled) < quiet {
+		return
+	}
+	if now.Sub(l.started) < warmUp {
+		// Too little has been spent to say what the container gives: a rate cut from
+		// a first burst's few successes would hold the job far below it for long.
+		// The pause is the answer until then.
 		return
 	}
 	measured := l.measured(now)

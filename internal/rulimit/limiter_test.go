@@ -228,15 +228,31 @@ func TestA429ThatKeepsComingDoesNotTakeTheRateBelowATenthOfThePeak(t *testing.T)
 	}
 }
 
-func TestARateCutLowByAnEarlyBurstClimbsBackInSeconds(t *testing.T) {
+func TestA429InTheFirstSecondPausesWithoutCuttingTheRate(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	l := New(0, clk)
-	// One 5 RU success in the first 100 ms, then a burst of 429s: 50 RU/s measured.
+	// One 5 RU success in the first 100 ms, then a burst of 429s: 50 RU/s measured,
+	// which says nothing of what the container gives.
 	l.Spent(5)
 	clk.Advance(100 * time.Millisecond)
+	l.Throttled(200 * time.Millisecond)
+	if r := l.Rate(); r != 0 {
+		t.Fatalf("rate after a burst in the first second = %.1f, want still unlimited", r)
+	}
+	waitAfter(t, l, clk, 200*time.Millisecond)
+}
+
+func TestARateCutLowClimbsBackInSeconds(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	l := New(0, clk)
+	// 50 RU/s for two seconds, then a 429: cut to 40.
+	for range 20 {
+		l.Spent(5)
+		clk.Advance(100 * time.Millisecond)
+	}
 	l.Throttled(0)
 	if r := l.Rate(); math.Abs(r-40) > 1 {
-		t.Fatalf("rate after the burst = %.1f, want 40", r)
+		t.Fatalf("rate after the 429 = %.1f, want 40", r)
 	}
 	// The job could spend 1,000 RU/s: it spends all it is allowed.
 	for range 260 {
@@ -248,6 +264,6 @@ func TestARateCutLowByAnEarlyBurstClimbsBackInSeconds(t *testing.T) {
 		clk.Advance(100 * time.Millisecond)
 	}
 	if r := l.Rate(); r != 0 && r < 400 {
-		t.Fatalf("rate 26 s after the burst = %.1f RU/s, want ten times the 40 it was cut to (or unlimited)", r)
+		t.Fatalf("rate 26 s after the cut = %.1f RU/s, want ten times the 40 it was cut to (or unlimited)", r)
 	}
 }
