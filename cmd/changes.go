@@ -160,11 +160,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 			fmt.Fprintf(io.ErrOut, "cosmosctl: resuming from the position in %s (--from applies to a first run only)\n", o.state)
 		}
 	}
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
 	}

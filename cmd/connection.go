@@ -211,6 +211,16 @@ func credential(ctx context.Context, s config.Settings) (cosmos.Credential, erro
 	return cred, nil
 }
 
+// open resolves the settings and connects: what a command does first when nothing of
+// its own comes between the two.
+func (f *connFlags) open(ctx context.Context, io *IOStreams) (*session, error) {
+	settings, err := f.resolve(io)
+	if err != nil {
+		return nil, err
+	}
+	return f.connect(ctx, io, settings)
+}
+
 // readTemplate is the template of the reads a command sends (query pages, change feed
 // polls, export pages): the end-to-end timeout, the hedging strategy with the adaptive
 // thresholds earlier commands learned for the account, and the excluded regions.

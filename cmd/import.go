@@ -202,11 +202,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	if err != nil {
 		return usageErrorf("cannot read the input: %v", err)
 	}
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
 	}

@@ -116,11 +116,7 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
 	}

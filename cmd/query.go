@@ -196,11 +196,7 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 			return err
 		}
 	}
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
 	}

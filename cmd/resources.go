@@ -53,11 +53,7 @@ type resourceRun struct {
 }
 
 func (o *resourceOptions) connect(ctx context.Context, io *IOStreams) (*resourceRun, error) {
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return nil, err
 	}
