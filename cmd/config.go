@@ -150,7 +150,7 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.container, "container", "", "container ($COSMOSCTL_CONTAINER)")
 	f.StringSliceVar(&s.preferredRegions, "preferred-regions", nil, "regions in the order to use them, comma-separated ($COSMOSCTL_PREFERRED_REGIONS; default: the account's order)")
 	f.StringSliceVar(&s.excludeRegions, "exclude", nil, "regions not to use; repeatable or comma-separated ($COSMOSCTL_EXCLUDE_REGIONS)")
-	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)")
+	f.DurationVar(&s.e2eTimeout, "e2e-timeout", 0, "end-to-end timeout of the whole operation, retries included, e.g. 2s; while another region remains, an attempt gets at most half of what is left ($COSMOSCTL_E2E_TIMEOUT; default none)")
 	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, query pages 10s→20s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
 	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
 	if !s.noFormat {

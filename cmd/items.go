@@ -88,7 +88,13 @@ A 410 saying that the partition moved (1000, 1002, 1007, 1008) is sent again
 after routing is refreshed, twice, then fails over. A 403/3 or 403/1008 (the
 write region moved) re-reads the account and tries again. Final answers end the
 read at once: any status below 400, and 400, 401, 404/0, 405, 409, 412, 413, and
-403 with any other substatus (5301 is an RBAC denial), as in the SDKs.`
+403 with any other substatus (5301 is an RBAC denial), as in the SDKs.
+
+With --e2e-timeout, the attempt timeouts are fitted inside it: while another
+region remains to fail over to, an attempt gets at most half of what is left
+(a 6s first attempt under a 5s end-to-end timeout gets 2.5s), so that a hung
+region is always left in time for the next one; the last region gets all that
+is left, and the end-to-end timeout ends the read.`
 
 func newReadCmd(io *IOStreams) *cobra.Command {
 	o := &itemOptions{}

@@ -173,19 +173,49 @@ type sent struct {
 	skipped bool
 }
 
-// send sends one attempt of class class at ladder rung i to endpoint, bounded by its
-// attempt timeout on the engine's clock (clamped to what is left of the end-to-end
-// timeout) and, for new connections, by the connect timeout. An expired attempt timeout
-// comes back as a *cosmos.NetworkError wrapping *AttemptTimeoutError; the caller's own
-// cancellation (or the end-to-end timeout) comes back as the context's error, as before.
-func (c *Client) send(ctx context.Context, class RequestClass, i int, endpoint string, req *cosmos.Request) sent {
-	timeout := c.timeouts.response(class, i)
-	clamped := false
-	if dl, ok := ctx.Value(e2eDeadlineKey{}).(time.Time); ok {
-		if left := dl.Sub(c.clock.Now()); left <= timeout {
-			timeout, clamped = left, true
-		}
+// fitTimeout is the timeout of one attempt: its ladder rung, fitted into what is left of
+// the end-to-end timeout (left; hasDeadline false when the operation has none).
+//
+// An attempt that another region could follow if it timed out (moveOn) gets at most half
+// of what is left, so that a hung region is always left in time for the next one to
+// answer: with a 5 s end-to-end timeout and a 6 s point-read rung, the first region gets
+// 2.5 s, the next 1.25 s if a third remains, the last all that is left. Without that, an
+// end-to-end timeout shorter than the first rung would let a hung first region take the
+// whole operation, and failover would never happen. The halved timeout is the attempt's
+// own (it expires, is a timeout of the region, and the operation fails over);
+// one that reaches the end-to-end deadline is clamped to it, and is the end-to-end
+// timeout's to enforce.
+func fitTimeout(rung, left time.Duration, hasDeadline, moveOn bool) (timeout time.Duration, clamped bool) {
+	timeout = rung
+	if !hasDeadline {
+		return timeout, false
 	}
+	if moveOn && left/2 < timeout {
+		timeout = left / 2
+	}
+	if left <= timeout {
+		return left, true
+	}
+	return timeout, false
+}
+
+// send sends one attempt of class class at ladder rung i to endpoint, bounded by its
+// attempt timeout on the engine's clock (fitted into what is left of the end-to-end
+// timeout, see fitTimeout; moveOn says another region would follow a timeout) and, for
+// new connections, by the connect timeout. An expired attempt timeout comes back as a
+// *cosmos.NetworkError wrapping *AttemptTimeoutError; the caller's own cancellation (or
+// the end-to-end timeout) comes back as the context's error, as before.
+func (c *Client) send(ctx context.Context, class RequestClass, i int, endpoint string, req *cosmos.Request) sent {
+	return c.sendFitted(ctx, class, i, endpoint, req, false)
+}
+
+func (c *Client) sendFitted(ctx context.Context, class RequestClass, i int, endpoint string, req *cosmos.Request, moveOn bool) sent {
+	var left time.Duration
+	dl, hasDeadline := ctx.Value(e2eDeadlineKey{}).(time.Time)
+	if hasDeadline {
+		left = dl.Sub(c.clock.Now())
+	}
+	timeout, clamped := fitTimeout(c.timeouts.response(class, i), left, hasDeadline, moveOn)
 	if timeout <= 0 {
 		// The end-to-end timeout is about to fire: nothing is sent.
 		return sent{err: &cosmos.NetworkError{Endpoint: endpoint, Err: errE2ETimeout}, skipped: true}

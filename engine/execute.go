@@ -224,7 +224,13 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			rec.setReplica(i, replica.URL, replica.Health.String())
 		}
 		res.last = i
-		at := c.send(ctx, op.Kind.class(), tries, target, req)
+		// With an end-to-end timeout, an attempt that another region could follow gets
+		// at most half of what is left (fitTimeout): reads fail over on a timeout, and so
+		// do writes on a multi-write account whose write retries are on (a timed-out
+		// write may have been applied: only the policy sends it again).
+		moveOn := a.pinned < 0 && (!op.Kind.IsWrite() || (acct.EnableMultipleWriteLocations && op.WriteRetries.Enabled())) &&
+			nextRegion(plan, idx, a.free) >= 0
+		at := c.sendFitted(ctx, op.Kind.class(), tries, target, req, moveOn)
 		tries++
 		resp, err := at.resp, at.err
 		res.resp, res.err = resp, err
