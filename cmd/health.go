@@ -58,9 +58,13 @@ REGION HEALTH
       sixth) make the region unavailable for that kind of operation; so do 5 hedge
       races in a row lost by the region as first region (slow rather than failing)
     - the counts start again from zero after 5 minutes without a failure
-    - an unavailable region is used last, never dropped; after 5 s one request at a
-      time probes it in its usual place: an answer makes it available again, a
-      failure keeps it unavailable twice as long, up to 1 minute
+    - an unavailable region is used last, never dropped; after 5 s one probe
+      request at a time checks it: a read of its own (for a write, a read of its
+      item) sent beside an operation, which goes to the available regions first, so
+      that the check never delays an answer; when no other region is available the
+      operation itself is the probe. An answer makes the region available again; a
+      failure, or no answer before the command ends (and 250ms after), keeps it
+      unavailable twice as long, up to 1 minute
     - what is known of a region with no news for 30 minutes is forgotten
 
   Where: one folder per account endpoint in $COSMOSCTL_STATE_DIR, else

@@ -77,6 +77,11 @@ type Client struct {
 	ranges map[string][]cosmos.PartitionKeyRange
 	plans  map[planKey]regionPlan
 	addr   *addrcache.Cache
+
+	// beside are the region health probes sent beside operations; ownsBeside says this
+	// client made them (derived clients share their parent's) and settles them on Close.
+	beside     *besideProbes
+	ownsBeside bool
 }
 
 // New returns a Client.
@@ -97,6 +102,8 @@ func New(opts Options) (*Client, error) {
 		routing:    map[string]*containerInfo{},
 		ranges:     map[string][]cosmos.PartitionKeyRange{},
 		plans:      map[planKey]regionPlan{},
+		beside:     newBesideProbes(),
+		ownsBeside: true,
 	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
@@ -127,11 +134,22 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
-// Close stops the address cache's background refreshes, if any.
+// Close stops the address cache's background refreshes, if any, and settles the region
+// health probes still in flight beside operations: it waits a short grace for their
+// answers (besideGrace), then cuts them (each then counts as a failed probe).
 func (c *Client) Close() {
 	if c.addr != nil {
 		c.addr.Close()
 	}
+	if c.ownsBeside {
+		c.beside.settle(c.clock)
+	}
+}
+
+// share makes d use c's account topology and region health probes.
+func (c *Client) share(d *Client) {
+	d.topology = c.topology
+	d.beside, d.ownsBeside = c.beside, false
 }
 
 // Health is the client's region health store, or nil.

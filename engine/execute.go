@@ -75,12 +75,16 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	// frees the slot for the next operation.
 	defer op.probe.Abandoned()
 	if err := c.prepare(ctx, &op, acct, endpointOf(plan.targets[0])); err != nil {
+		op.beside.Abandoned()
 		if timedOut() {
 			return timeout(err)
 		}
 		return finish(err)
 	}
 	op.reqOnce = new(sync.Once)
+	if op.beside.Granted() {
+		c.probeBeside(&op, acct.EnableMultipleWriteLocations)
+	}
 	rec.mu.Lock()
 	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
 	if op.PartitionKey == nil && op.Kind.viaGateway() {

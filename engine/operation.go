@@ -122,6 +122,10 @@ type Operation struct {
 	// region as a whole).
 	probe   health.Probe
 	rangeID string
+	// beside is the probe ticket of a region this operation checks with a request of its
+	// own, sent beside its attempts (see probeBeside), and besideRegion that region.
+	beside       health.Probe
+	besideRegion cosmos.Location
 	// req is the request every attempt sends (see request).
 	req     *cosmos.Request
 	reqOnce *sync.Once

@@ -127,7 +127,7 @@ func (c *Client) Derive(preferred []string, retry retries.Policy) *Client {
 	o := c.opts
 	o.PreferredRegions, o.Retry, o.Direct = preferred, &retry, false
 	d, _ := New(o)
-	d.topology = c.topology
+	c.share(d)
 	d.addr = c.addr
 	return d
 }
@@ -139,7 +139,7 @@ func (c *Client) WithHealth(h *health.Store) *Client {
 	o.Retry = &c.policy
 	o.Health = h
 	d, _ := New(o)
-	d.topology = c.topology
+	c.share(d)
 	if c.addr != nil {
 		d.addr.Close()
 		d.addr = c.addr

@@ -34,7 +34,7 @@ func (c *Client) DeriveDirect(preferred []string, retry retries.Policy, noReplic
 	o := c.opts
 	o.PreferredRegions, o.Retry, o.Direct, o.NoReplicaHealth = preferred, &retry, true, noReplicaHealth
 	d, _ := New(o)
-	d.topology = c.topology
+	c.share(d)
 	return d
 }
 

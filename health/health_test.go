@@ -192,7 +192,7 @@ func TestStateModel(t *testing.T) {
 			if p.Region() != "East US" {
 				t.Errorf("probe granted for %s, want East US", p.Region())
 			}
-			if want := "East US: 3 timeouts, unavailable; this request probes it"; p.Note() != want {
+			if want := "East US: 3 timeouts, unavailable, its period over: probed now"; p.Note() != want {
 				t.Errorf("probe note = %q, want %q", p.Note(), want)
 			}
 			if got := h.entry("East US", "", Read).Status; got != StatusProbing {

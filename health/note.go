@@ -33,7 +33,7 @@ func (s *Store) describeLocked(e *entry, now time.Time, granted bool) string {
 	}
 	switch {
 	case granted:
-		parts = append(parts, "unavailable; this request probes it")
+		parts = append(parts, "unavailable, its period over: probed now")
 	case now.Before(e.until):
 		parts = append(parts, "unavailable until "+clockTime(e.until)+", then one probe request")
 	case e.probeHeld && !s.probeStale(e, now):

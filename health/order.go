@@ -167,7 +167,7 @@ func (p Probe) Granted() bool { return p.s != nil }
 func (p Probe) Region() string { return p.region }
 
 // Note says, for diagnostics, why the region is being probed, e.g. "East US: 3
-// timeouts in 40s, unavailable; this request probes it".
+// timeouts in 40s, unavailable, its period over: probed now" (the engine says by what).
 func (p Probe) Note() string { return p.note }
 
 // Succeeded: the probe got a final answer; the region is available again, its counts
