@@ -38,6 +38,10 @@ type connFlags struct {
 	// noContainer says the command uses no database or container (regions, probe
 	// --account-only), so that an emulator is not asked for them (emulator_detect.go).
 	noContainer bool
+	// optionalContainer says a command that needs no container uses one when it has
+	// one (regions measures a read in it): an emulator's only database and container
+	// are taken when nothing names them, and none is no error.
+	optionalContainer bool
 	// streams says the command streams items and takes -o ndjson (query).
 	streams bool
 	flags   *pflag.FlagSet
@@ -157,7 +161,7 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
 		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
 		AttemptTimeouts: &timeouts, Health: mem.health, LookupRegions: lookupRegions(f.region),
-		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, OnAccount: mem.accountFetched})
+		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, KnownAccountAt: mem.knownAt, OnAccount: mem.accountFetched})
 	if err != nil {
 		sess.Close()
 		return nil, err

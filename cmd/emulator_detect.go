@@ -30,7 +30,7 @@ func announcer(endpoint string) string { return "the cosmosctl emulator at " + e
 // emulator with a key of its own and no key given, or several databases or containers
 // and none chosen.
 func (f *connFlags) withAnnounced(ctx context.Context, io *IOStreams, s config.Settings) (config.Settings, error) {
-	needPlace := !f.noContainer
+	needPlace := !f.noContainer || f.optionalContainer
 	if !lacksAnnounceable(s, needPlace) {
 		return s, nil
 	}
@@ -40,6 +40,9 @@ func (f *connFlags) withAnnounced(ctx context.Context, io *IOStreams, s config.S
 		return s, ctx.Err()
 	}
 	a, problem := announcedSettings(h, s, needPlace)
+	if problem != nil && f.optionalContainer {
+		a, problem = announcedSettings(h, s, false) // no container to take: none is used
+	}
 	if problem != nil {
 		return s, problem
 	}

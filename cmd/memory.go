@@ -45,6 +45,7 @@ type memory struct {
 	topologyPath, healthPath, adaptivePath string
 	known                                  *cosmos.Account
 	knownFresh                             bool
+	knownAt                                time.Time
 
 	// hadHealth: the health file held entries when the command started.
 	hadHealth bool
@@ -77,7 +78,7 @@ func openMemory(notices io.Writer, endpoint string, persist, topology bool) *mem
 		} else if t.Account != nil && len(t.Account.ReadableLocations) > 0 && len(t.Account.WritableLocations) > 0 {
 			age := time.Since(t.FetchedAt)
 			if age >= 0 && age < topologyKnown {
-				m.known, m.knownFresh = t.Account, age < topologyFresh
+				m.known, m.knownFresh, m.knownAt = t.Account, age < topologyFresh, t.FetchedAt
 			}
 		}
 	} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/probe"
 )
 
 func newRegionsCmd(io *IOStreams) *cobra.Command {
@@ -21,21 +22,41 @@ func newRegionsCmd(io *IOStreams) *cobra.Command {
 	var noPing bool
 	c := &cobra.Command{
 		Use:   "regions",
-		Short: "Show the account's regions, the effective order, and a latency to each",
+		Short: "Show the account's regions, the effective order, and a read's latency in each",
 		Long: `Show the account's write and read regions with their endpoints, the order the
 current settings (--preferred-regions, --exclude, --region) use them in for reads
-and writes, the latency of one request to each region, and the region health
+and writes, the latency of one read in each region, and the region health
 remembered from earlier commands (cosmosctl help health): HEALTH for reads and
 writes, and "reads go to" in the order operations use now, unavailable regions
 last.
 
+The regions and their roles are the account's as it answers now: every endpoint
+of the account (the global one and each region's) is asked at once, and the
+first answer is used, so a failover shows at once. Only when none answers are
+the regions shown as an earlier command saved them (cosmosctl help health:
+topology.json, up to 7 days old), and the output says so: a note under the table,
+"topology": {"source": "saved", "fetched_at": ...} in JSON.
+
+The latency is a data-plane read: a point read of the probe item
+"cosmosctl-probe" (the item probe reads; a 404 when it does not exist is an
+answer too) in the configured container, sent to each region at once, pinned to
+it and never retried. Its outcome counts toward region health as any read's: a
+region that does not answer within --e2e-timeout, or within the read's 6s attempt
+timeout, counts a timeout (a slow answer is a failed one, as the Java SDK's
+circuit breaker counts an operation its end-to-end timeout cancelled), a 503 or
+500 a failure. With no database and container configured, the latency is that of
+GET / to each regional endpoint (the account lookup: it says nothing of the
+region's data plane), and a line under the table says so. --no-latency sends
+neither.
+
 --e2e-timeout (or COSMOSCTL_E2E_TIMEOUT, profile e2e_timeout) bounds the whole
-command: a region that has not answered by then is shown unreachable, so that
+command: a region that has not answered by then is shown as a timeout, so that
 regions answers in the middle of an outage too.
 ` + accountHelp + `
 
 The table goes to stdout; -o json prints one JSON object with every region, its
-latency and health, and the orders reads and writes use. Exit codes: cosmosctl
+latency and health, the orders reads and writes use, where the topology came
+from ("topology") and what was measured ("measurement"). Exit codes: cosmosctl
 help exit-codes.`,
 		Example: `  cosmosctl regions
   cosmosctl regions --exclude "East US"
@@ -46,11 +67,13 @@ help exit-codes.`,
 		},
 	}
 	conn.register(c)
-	conn.noContainer = true
+	conn.noContainer, conn.optionalContainer = true, true
 	// The data commands' flags that mean nothing to a command that reads no item.
-	for _, name := range []string{"database", "container", "diagnostics", "no-replica-health"} {
+	for _, name := range []string{"diagnostics", "no-replica-health"} {
 		_ = c.Flags().MarkHidden(name)
 	}
+	c.Flags().Lookup("database").Usage = "database of the container each region's read goes to ($COSMOSCTL_DATABASE)"
+	c.Flags().Lookup("container").Usage = "container each region's read goes to; without one, GET / is measured ($COSMOSCTL_CONTAINER)"
 	c.Flags().BoolVar(&noPing, "no-latency", false, "do not measure the latency to each region")
 	return c
 }
@@ -65,24 +88,31 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 		return err
 	}
 	defer sess.Close()
-	if d := sess.settings.E2ETimeout; d > 0 {
-		// The whole command, the account lookup and every region's GET / included: a
-		// region that hangs must not hold up the answer about the others.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
+	e2e := sess.settings.E2ETimeout
+	var exclude []string
+	{
+		// --region needs the account's regions: bounded like the rest of the command.
+		ectx := ctx
+		if e2e > 0 {
+			var cancel context.CancelFunc
+			ectx, cancel = context.WithTimeout(ctx, e2e)
+			defer cancel()
+		}
+		if exclude, err = conn.excludes(ectx, sess); err != nil {
+			return err
+		}
 	}
-	exclude, err := conn.excludes(ctx, sess)
-	if err != nil {
-		return err
+	opts := engine.RegionsOptions{Exclude: exclude, Measure: !noPing, Timeout: e2e}
+	if db, coll := sess.settings.Database, sess.settings.Container; db != "" && coll != "" {
+		opts.Read = &engine.Operation{Kind: engine.OpRead, Database: db, Container: coll, ID: probe.ItemID}
 	}
-	rep, err := sess.client.Regions(ctx, exclude, !noPing)
+	rep, err := sess.client.Regions(ctx, opts)
 	if err != nil {
 		return asUsage(err)
 	}
 
 	// Region health as the command's own store holds it: what earlier commands saved,
-	// merged when the session opened, and nothing else (a GET / is not an operation).
+	// merged when the session opened, and what this command's reads just taught it.
 	hs := sess.client.Health()
 	entries := hs.Entries()
 	healths := make(map[string]output.RegionHealth, len(rep.Regions))
@@ -119,15 +149,7 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 		if r.Write {
 			role = "write"
 		}
-		lat := "—"
-		switch {
-		case noPing:
-		case r.Error != "":
-			lat = "unreachable"
-		default:
-			lat = output.HumanDuration(r.Latency)
-		}
-		t.Append(r.Name, role, rank(r.ReadRank), rank(r.WriteRank), lat, healths[r.Name].Text(now), r.Endpoint, r.Note)
+		t.Append(r.Name, role, rank(r.ReadRank), rank(r.WriteRank), latencyCell(r, rep.Measurement), healths[r.Name].Text(now), r.Endpoint, r.Note)
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -136,12 +158,55 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 	writeDown := func(region string) bool { return healths[region].Write.Status != health.StatusAvailable }
 	fmt.Fprintf(io.Out, "\nreads go to:  %s\n", orderText(readOrder, rep.EffectiveReads, readDown))
 	fmt.Fprintf(io.Out, "writes go to: %s\n", orderText(writeOrder, rep.EffectiveWrites, writeDown))
+	if m := measurementText(rep.Measurement); m != "" {
+		fmt.Fprintf(io.Out, "latency: %s\n", m)
+	}
+	if tp := rep.Topology; tp.Source == "saved" {
+		fmt.Fprintf(io.Out, "note: the account did not answer (%s): the regions and their roles are as saved %s (%s ago); a failover since then is not shown\n",
+			tp.Error, tp.FetchedAt.Local().Format("2006-01-02 15:04:05"), now.Sub(tp.FetchedAt).Round(time.Second))
+	}
 	for _, fb := range []string{rep.ReadFallback, rep.WriteFallback} {
 		if fb != "" {
 			fmt.Fprintf(io.Out, "note: %s\n", fb)
 		}
 	}
 	return nil
+}
+
+// latencyCell is a region's LATENCY: the time of its answer, with the status when it is
+// not the answer a read expects ("12ms", "40ms (503)"), "timeout", "unreachable", or a
+// dash when nothing was measured.
+func latencyCell(r engine.RegionInfo, m *engine.Measurement) string {
+	switch {
+	case !r.Measured:
+		return "—"
+	case r.TimedOut:
+		return "timeout"
+	case !r.Answered:
+		return "unreachable"
+	}
+	lat := output.HumanDuration(r.Latency)
+	expected := r.Status < 300 || (m != nil && m.Request == "read" && r.Status == 404 && r.SubStatus == 0)
+	if !expected {
+		lat += fmt.Sprintf(" (%d)", r.Status)
+	}
+	return lat
+}
+
+// measurementText says what the latency is the time of.
+func measurementText(m *engine.Measurement) string {
+	switch {
+	case m == nil:
+		return ""
+	case m.Request == "read":
+		return fmt.Sprintf("one read of the item %q in %s/%s, pinned to each region, at once (a 404 is an answer: the read went through the region's data plane); a read not answered within %s is a timeout of its region",
+			m.ID, m.Database, m.Container, time.Duration(m.TimeoutMs*float64(time.Millisecond)).Round(time.Millisecond))
+	}
+	why := "no database and container are configured"
+	if m.Note != "" {
+		why = m.Note
+	}
+	return "GET / to each regional endpoint, the account lookup: not a data read (" + why + "; give --database and --container to measure a read)"
 }
 
 func rank(n int) string {

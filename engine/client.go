@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/addrcache"
 	"github.com/cosmosctl/cosmosctl/clock"
@@ -43,6 +44,9 @@ type Options struct {
 	// names the regional endpoints that the account lookup falls back to.
 	KnownAccount      *cosmos.Account
 	KnownAccountFresh bool
+	// KnownAccountAt is when KnownAccount was read from the service, for a command that
+	// must say how old a topology it could not refresh is (regions).
+	KnownAccountAt time.Time
 	// LookupRegions are regions whose own endpoints the account lookup asks, in this
 	// order, when the global endpoint does not answer (the region a command is pinned
 	// to, say); the preferred regions follow them.
@@ -121,12 +125,12 @@ func New(opts Options) (*Client, error) {
 	c.opts = opts
 	c.health = opts.Health
 	c.topology = &topology{endpoint: c.endpoint, preferred: append(append([]string(nil), opts.LookupRegions...), opts.PreferredRegions...),
-		onFetch: opts.OnAccount, known: opts.KnownAccount,
+		onFetch: opts.OnAccount, known: opts.KnownAccount, knownAt: opts.KnownAccountAt,
 		send: func(ctx context.Context, i int, endpoint string, req *cosmos.Request) sent {
 			return c.send(ctx, ClassAccount, i, endpoint, req)
 		}}
 	if opts.KnownAccount != nil && opts.KnownAccountFresh {
-		c.topology.account = opts.KnownAccount
+		c.topology.account, c.topology.accountSaved = opts.KnownAccount, true
 	}
 	if opts.Direct {
 		c.addr = addrcache.New(gatewayResolver{c}, c.clock, addrcache.Options{DisableHealth: opts.NoReplicaHealth})

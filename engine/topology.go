@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
@@ -32,6 +33,10 @@ type topology struct {
 	mu      sync.Mutex
 	account *cosmos.Account
 	known   *cosmos.Account
+	// knownAt is when known was read from the service (by an earlier process);
+	// accountSaved says account is known, used as it was saved.
+	knownAt      time.Time
+	accountSaved bool
 	// lookups records, for diagnostics, how the account was last looked up.
 	lookups []string
 }
@@ -95,33 +100,19 @@ func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
 	var lastErr error
 	var tried []string
 	for _, ep := range t.lookupEndpoints() {
-		at := t.send(ctx, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: "/"})
-		if at.err != nil {
-			lastErr = at.err
-			tried = append(tried, fmt.Sprintf("%s: %s", ep, lookupProblem(at)))
+		acct, problem, err := t.ask(ctx, ep)
+		if err != nil {
+			lastErr = err
+			tried = append(tried, ep+": "+problem)
 			if ctx.Err() != nil {
 				break
 			}
 			continue
 		}
-		var acct cosmos.Account
-		if err := json.Unmarshal(at.resp.Body, &acct); err != nil {
-			lastErr = fmt.Errorf("the account at %s answered GET / with something that is not a Cosmos DB account: %v", ep, err)
-			tried = append(tried, fmt.Sprintf("%s: not a Cosmos DB account", ep))
-			continue
-		}
-		if len(acct.ReadableLocations) == 0 || len(acct.WritableLocations) == 0 {
-			lastErr = fmt.Errorf("the account at %s lists no regions", ep)
-			tried = append(tried, fmt.Sprintf("%s: lists no regions", ep))
-			continue
-		}
-		t.account = &acct
+		t.setLocked(acct)
 		t.lookups = tried
 		if len(tried) > 0 {
 			t.lookups = append(t.lookups, "account read from "+ep)
-		}
-		if t.onFetch != nil {
-			t.onFetch(&acct)
 		}
 		return t.account, nil
 	}
@@ -135,6 +126,101 @@ func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
 		return nil, &AccountLookupError{Tried: tried, Last: lastErr}
 	}
 	return nil, lastErr
+}
+
+// ask sends GET / to one endpoint and reads the account from its answer; problem says
+// in a few words what went wrong, for an AccountLookupError.
+func (t *topology) ask(ctx context.Context, ep string) (acct *cosmos.Account, problem string, err error) {
+	at := t.send(ctx, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: "/"})
+	if at.err != nil {
+		return nil, lookupProblem(at), at.err
+	}
+	var a cosmos.Account
+	if err := json.Unmarshal(at.resp.Body, &a); err != nil {
+		return nil, "not a Cosmos DB account", fmt.Errorf("the account at %s answered GET / with something that is not a Cosmos DB account: %v", ep, err)
+	}
+	if len(a.ReadableLocations) == 0 || len(a.WritableLocations) == 0 {
+		return nil, "lists no regions", fmt.Errorf("the account at %s lists no regions", ep)
+	}
+	return &a, "", nil
+}
+
+// setLocked makes acct, just read from the service, the topology, and has it saved.
+func (t *topology) setLocked(acct *cosmos.Account) {
+	t.account, t.accountSaved = acct, false
+	if t.onFetch != nil {
+		t.onFetch(acct)
+	}
+}
+
+// Freshness says where a topology came from.
+type Freshness struct {
+	// Saved: the account could not be asked, and the topology is the one an earlier
+	// command saved, read from the service at FetchedAt; Err says why it could not be
+	// asked. Otherwise the topology was read from the service just now, from Endpoint.
+	Saved     bool
+	FetchedAt time.Time
+	Endpoint  string
+	Err       error
+}
+
+// askAll asks every endpoint of the account for it at once — the global endpoint and
+// every regional endpoint known — and takes the first answer: a command that shows the
+// topology (regions) must show it as it is now, after a failover too, and a dead global
+// endpoint (a real account's resolves to its write region) must not hold it up. The
+// answer replaces the cached topology and is saved. When no endpoint answers, the
+// topology this process already has, or the one an earlier process saved, is used as it
+// is and reported as Saved; with neither, the lookup's error is returned.
+func (t *topology) askAll(ctx context.Context, now func() time.Time) (*cosmos.Account, Freshness, error) {
+	t.mu.Lock()
+	eps := t.lookupEndpoints()
+	t.mu.Unlock()
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		acct    *cosmos.Account
+		ep      string
+		problem string
+		err     error
+	}
+	answers := make(chan answer, len(eps))
+	for _, ep := range eps {
+		go func() {
+			acct, problem, err := t.ask(actx, ep)
+			answers <- answer{acct, ep, problem, err}
+		}()
+	}
+	var tried []string
+	var last error
+	for range eps {
+		a := <-answers
+		if a.err == nil {
+			cancel()
+			t.mu.Lock()
+			t.setLocked(a.acct)
+			t.mu.Unlock()
+			return a.acct, Freshness{FetchedAt: now(), Endpoint: a.ep}, nil
+		}
+		tried, last = append(tried, a.ep+": "+a.problem), a.err
+	}
+	var err error = &AccountLookupError{Tried: tried, Last: last}
+	if len(tried) == 1 {
+		err = last
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.account != nil && !t.accountSaved:
+		// Read by this process earlier: as good as saved, and newer.
+		return t.account, Freshness{Saved: true, FetchedAt: now(), Err: err}, nil
+	case t.account != nil:
+		return t.account, Freshness{Saved: true, FetchedAt: t.knownAt, Err: err}, nil
+	case t.known != nil:
+		// What the rest of this process uses too: asking again would fail the same way.
+		t.account, t.accountSaved = t.known, true
+		return t.account, Freshness{Saved: true, FetchedAt: t.knownAt, Err: err}, nil
+	}
+	return nil, Freshness{}, err
 }
 
 // takeNotes says how the account was found when the global endpoint did not answer, once:
