@@ -32,9 +32,11 @@ type probeOptions struct {
 	metricsAddr string
 
 	// Set by validate.
-	rules        []workload.Rule
-	schedule     workload.Schedule
-	partitionKey cosmos.PartitionKey
+	rules    []workload.Rule
+	schedule workload.Schedule
+	// defaultTimeLimit: the schedule's duration is probe.TimeLimit, not --duration.
+	defaultTimeLimit bool
+	partitionKey     cosmos.PartitionKey
 }
 
 func newProbeCmd(io *IOStreams) *cobra.Command {
@@ -79,27 +81,45 @@ are in the table.
 
 Each region gets --concurrency workers. With --rate the probe is an open loop:
 requests are due at a fixed rate per region, and latency is measured from when a
-request was due, not from when a worker was free to send it, so a stall of the
-service shows in the percentiles of every request it delayed (as wrk2 and
-vegeta measure). Without --rate each worker sends its next request as soon as the
-last one answered. Every request, a failed one included, is bounded by
---e2e-timeout (default 10s for probes). Throttling (429) and unavailability
-(503) are counted as errors of their own, never retried away.
+request was due, not from when a worker was free to send it (no coordinated
+omission: a stall of the service shows in the percentiles of every request it
+delayed, as wrk2 and vegeta measure). Requests due while every worker is busy are
+sent late, or, when the probe ends first, never: those are reported ("behind" in
+each second's record, "not_sent" in the summary, a note under the table).
+Without --rate each worker sends its next request as soon as the last one
+answered. Every request, a failed one included, is bounded by --e2e-timeout
+(default 10s for probes) and its attempt timeout (6s). Throttling (429) and
+unavailability (503) are counted as errors of their own, never retried away.
+
+A request that gets no answer in time is a timeout (408/20008, counted in
+"timeouts" and the errors), never a network error, and has no latency: the
+percentiles are those of the requests that got an answer, and a region none of
+whose requests did has no latency figure (a dash in the table, null in JSON,
+never 0). A --fail-on latency rule counts a timeout as slower than any limit.
 
 --duration bounds the wall clock: when it ends no more requests are sent, and
 those still in flight get up to a second (at most the timeout) to answer; then
-they are cut and counted as timeouts (408/20008), so a probe of a hung region
-ends on time.
+they are cut and counted as timeouts, so a probe of a hung region ends on time.
+Without --duration, a --count probe has a time limit of 30s (with --rate, the
+time the count takes at that rate and 10s, if longer): a hung region's requests
+would otherwise take their timeout one after another (100 requests, 4 at a time,
+6s each: 2½ minutes). When the limit ends the probe before the count, stderr
+says so and the JSON summary has "ended_by": "time_limit"; --duration sets
+another limit.
 
 Output: a table on stdout at the end; --watch redraws it every second (in
 place on a terminal), with the same table for the last 10 seconds under it, so
 that a region's recovery shows at once; with --watch the probe runs until
 interrupted (Ctrl-C prints the final table) unless --count or --duration is
 given. With -o json, one NDJSON line per region per second
-({"type":"interval",...}, the requests that completed in that second) and a
-final {"type":"summary",...} line with every region's numbers and breaches
-(and with --replicas a "replicas" section: per region, a list of replicas with
-address, role, health and the same numbers).
+({"type":"interval","region":...}: the requests that ended in that second,
+answered or timed out, and "in_flight" and "oldest_in_flight_ms", the requests
+still waiting at its end) and a final {"type":"summary",...} line with
+"ended_by" (count, duration, time_limit, interrupt), "time_limit_ms", "regions"
+(an array: per region an object with "region", the counts, "timeouts",
+"throttled", the percentiles and "not_sent") and the breaches (and with
+--replicas "replicas", an array of replicas with region, address, role, health
+and the same numbers). Field names and units: docs/json.
 On a terminal, stderr shows progress once a probe has run for 3 seconds.
 
 --fail-on checks each region's final numbers (and with --replicas each
@@ -148,8 +168,8 @@ EXIT STATUS
 	fl.BoolVar(&o.accountOnly, "account-only", false, "send GET / to each regional endpoint instead of reading an item")
 	fl.BoolVar(&o.cleanup, "cleanup", true, "delete the probe item at the end if this probe created it (never an item it found or --id's); --cleanup=false keeps it")
 	fl.BoolVar(&o.replicas, "replicas", false, "read from each replica of the item's partition key range in turn (direct mode) and report every replica")
-	fl.IntVar(&o.count, "count", 100, "requests per region (with --watch and no --duration, the default is until interrupted)")
-	fl.DurationVar(&o.duration, "duration", 0, "probe for this long instead of --count requests, e.g. 30s (with both, whichever ends first)")
+	fl.IntVar(&o.count, "count", 100, "requests per region, within a time limit of 30s (with --watch and no --duration, the default is until interrupted)")
+	fl.DurationVar(&o.duration, "duration", 0, "probe for this long instead of --count requests, e.g. 30s (with both, whichever ends first; it replaces the count's 30s time limit)")
 	fl.Float64Var(&o.rate, "rate", 0, "requests per second per region, in an open loop; 0 sends the next request when one answers")
 	fl.IntVar(&o.concurrency, "concurrency", 4, "requests in flight per region at most")
 	fl.BoolVar(&o.watch, "watch", false, "redraw the table, and the last 10s, every second; run until interrupted unless --count or --duration is given")
@@ -179,6 +199,11 @@ func (o *probeOptions) validate() error {
 	}
 	if err := check.Validate(); err != nil {
 		return usageErrorf("%v (see --count, --duration, --rate and --concurrency)", err)
+	}
+	if count > 0 && !fl.Changed("duration") {
+		// A --count probe is bounded in time too: a hung region must not make it wait
+		// out every one of its requests' timeouts.
+		o.schedule.Duration, o.defaultTimeLimit = probe.TimeLimit(count, o.rate), true
 	}
 	switch {
 	case fl.Changed("id") != fl.Changed("pk"):
@@ -218,7 +243,7 @@ func (o *probeOptions) run(ctx context.Context, io *IOStreams) error {
 		Regions: o.regions, RegionsFlag: "--regions",
 		AccountOnly: o.accountOnly, Replicas: o.replicas, NoReplicaHealth: o.conn.noReplicaHealth,
 		ID: o.id, PartitionKey: o.partitionKey, Cleanup: o.cleanup,
-		Schedule: o.schedule, Timeout: sess.settings.E2ETimeout, Watch: o.watch, Rules: o.rules,
+		Schedule: o.schedule, DefaultTimeLimit: o.defaultTimeLimit, Timeout: sess.settings.E2ETimeout, Watch: o.watch, Rules: o.rules,
 		JSON:  o.conn.wantJSON(sess.settings),
 		Style: io.outStyles(o.conn.noColor),
 	}

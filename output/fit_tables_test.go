@@ -53,9 +53,9 @@ func realisticDiagnostics() *engine.Diagnostics {
 
 func realisticProbeRows() []ProbeRegion {
 	return []ProbeRegion{
-		{"Southeast Asia", workload.Summary{Count: 123456, Errors: 1234, ErrorRate: 0.01, P50Ms: 2.1, P90Ms: 4.5, P99Ms: 8.25, P999Ms: 1250, MaxMs: 4812,
+		{"Southeast Asia", workload.Summary{Count: 123456, Errors: 1234, ErrorRate: 0.01, P50Ms: workload.Ms(2.1), P90Ms: workload.Ms(4.5), P99Ms: workload.Ms(8.25), P999Ms: workload.Ms(1250), MaxMs: workload.Ms(4812),
 			RequestCharge: 1234567.89, ErrorsByStatus: map[string]int{"503/0": 1000, "429/3200": 200, "network": 30, "408/0": 4}}},
-		{"Australia Southeast", workload.Summary{Count: 120001, ErrorsByStatus: map[string]int{}, P50Ms: 95, P90Ms: 120, P99Ms: 310, P999Ms: 1900, MaxMs: 2100, RequestCharge: 120001}},
+		{"Australia Southeast", workload.Summary{Count: 120001, ErrorsByStatus: map[string]int{}, P50Ms: workload.Ms(95), P90Ms: workload.Ms(120), P99Ms: workload.Ms(310), P999Ms: workload.Ms(1900), MaxMs: workload.Ms(2100), RequestCharge: 120001}},
 		{"Switzerland North", workload.Summary{ErrorsByStatus: map[string]int{}}},
 	}
 }
@@ -70,7 +70,7 @@ func realisticReplicaRows() []ProbeReplica {
 		for _, v := range errs {
 			e += v
 		}
-		return workload.Summary{Count: n, Errors: e, ErrorsByStatus: errs, P50Ms: p50, P90Ms: p50 * 2, P99Ms: p50 * 3, P999Ms: p50 * 5, MaxMs: p50 * 9, RequestCharge: float64(n) * 1.24}
+		return workload.Summary{Count: n, Errors: e, ErrorsByStatus: errs, P50Ms: workload.Ms(p50), P90Ms: workload.Ms(p50 * 2), P99Ms: workload.Ms(p50 * 3), P999Ms: workload.Ms(p50 * 5), MaxMs: workload.Ms(p50 * 9), RequestCharge: float64(n) * 1.24}
 	}
 	return []ProbeReplica{
 		{Region: "Southeast Asia", Range: "0", Address: addr("southeastasia", "2p"), Role: RolePrimary, Health: "connected", InReplicaSet: true, Summary: sum(30871, 2, map[string]int{})},

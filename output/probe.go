@@ -48,11 +48,11 @@ var summaryColumns = []Column{
 // summaryCells are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU cells of one
 // stream of probe requests, shared by the region and replica tables.
 func summaryCells(st Styles, s workload.Summary) []string {
-	lat := func(v float64) string {
-		if s.Count == 0 {
-			return st.sym().dash
+	lat := func(v *float64) string {
+		if v == nil {
+			return st.sym().dash // no request answered: no latency figure
 		}
-		return HumanDuration(msDuration(v))
+		return HumanDuration(msDuration(*v))
 	}
 	errs := ErrorBreakdown(s, st.ASCII)
 	if s.Errors > 0 {
@@ -104,12 +104,17 @@ func ErrorBreakdown(s workload.Summary, ascii bool) string {
 // BreachMessage is one line saying how a region breached a --fail-on rule:
 // "East US: p99 250ms > 200ms", "West US: errors 3.2% > 1%".
 func BreachMessage(region string, r workload.Rule, s workload.Summary) string {
-	if r.Metric == workload.MetricErrors {
+	obs, ok := r.Observed(s)
+	switch {
+	case r.Metric == workload.MetricErrors:
 		return fmt.Sprintf("%s: errors %s%% > %s%% (%d of %d requests)", region,
-			strconv.FormatFloat(math.Round(r.Observed(s)*100)/100, 'f', -1, 64),
+			strconv.FormatFloat(math.Round(obs*100)/100, 'f', -1, 64),
 			strconv.FormatFloat(r.Percent, 'f', -1, 64), s.Errors, s.Count)
+	case !ok:
+		// The percentile falls among the requests that got no answer in time.
+		return fmt.Sprintf("%s: %s is a timeout (%d of %d requests got no answer in time) > %s", region, r.Metric, s.Timeouts, s.Count, HumanDuration(r.Limit))
 	}
-	return fmt.Sprintf("%s: %s %s > %s", region, r.Metric, HumanDuration(msDuration(r.Observed(s))), HumanDuration(r.Limit))
+	return fmt.Sprintf("%s: %s %s > %s", region, r.Metric, HumanDuration(msDuration(obs)), HumanDuration(r.Limit))
 }
 
 func msDuration(ms float64) time.Duration {
@@ -118,32 +123,65 @@ func msDuration(ms float64) time.Duration {
 
 // The NDJSON stream of `cosmosctl probe -o json`: while it runs, one ProbeInterval per
 // region per second; at the end one ProbeSummary. Every line has a "type". The field
-// names are an API: they only ever grow, and units are in the names.
+// names follow the JSON vocabulary of docs/json: units in the names, a region is
+// "region", per-region records are arrays of objects, a figure that does not exist is
+// null.
 const (
 	ProbeLineInterval = "interval"
 	ProbeLineSummary  = "summary"
 )
 
 // ProbeInterval is one region's record of one interval (a second, or the shorter last
-// one): the requests that completed in it. The intervals of a region add up to its summary.
+// one): the requests that ended in it (answered or timed out) — the intervals of a
+// region add up to its summary — and the requests still in flight at its end.
 type ProbeInterval struct {
 	Type      string  `json:"type"`
 	Region    string  `json:"region"`
 	ElapsedMs float64 `json:"elapsed_ms"` // from the start of the probe to the end of the interval
 	workload.Summary
+	// InFlight are the requests sent and not answered at the end of the interval, and
+	// OldestInFlightMs how long the oldest of them has waited since it was due (null
+	// when none is in flight): a hung region's seconds show them, not an empty record.
+	InFlight         int      `json:"in_flight"`
+	OldestInFlightMs *float64 `json:"oldest_in_flight_ms"`
+	// Behind are the requests of an open loop (--rate) due by the end of the interval
+	// and not yet sent, every worker being busy (null without --rate).
+	Behind *int `json:"behind"`
 }
+
+// ProbeRegionSummary is one region's record of the whole run, an element of the
+// summary's regions.
+type ProbeRegionSummary struct {
+	Region string `json:"region"`
+	workload.Summary
+	// NotSent are the requests of an open loop (--rate) that were due and never sent:
+	// every worker was busy until the probe ended (null without --rate).
+	NotSent *int `json:"not_sent"`
+}
+
+// Probe ends: how a probe's run came to its end, the summary's ended_by.
+const (
+	ProbeEndedByCount     = "count"      // every region sent its --count
+	ProbeEndedByDuration  = "duration"   // --duration ran out
+	ProbeEndedByTimeLimit = "time_limit" // the default time limit ran out before the --count
+	ProbeEndedByInterrupt = "interrupt"  // Ctrl-C (or SIGTERM)
+)
 
 // ProbeSummary is the last line of the stream: every region's record of the whole run and
 // the --fail-on thresholds they breached.
 type ProbeSummary struct {
-	Type      string                      `json:"type"`
-	Request   string                      `json:"request"` // "read" (the probe item) or "account" (GET /)
-	ElapsedMs float64                     `json:"elapsed_ms"`
-	Regions   map[string]workload.Summary `json:"regions"`
-	// Replicas is present with --replicas: each region's replicas of the probe item's
-	// partition key range.
-	Replicas map[string][]ProbeReplica `json:"replicas,omitempty"`
-	Breaches []ProbeBreach             `json:"breaches"`
+	Type      string  `json:"type"`
+	Request   string  `json:"request"` // "read" (the probe item) or "account" (GET /)
+	ElapsedMs float64 `json:"elapsed_ms"`
+	// EndedBy is how the run ended (ProbeEndedBy…); TimeLimitMs the wall-clock bound it
+	// ran under (--duration, or the default time limit), null when it had none.
+	EndedBy     string               `json:"ended_by"`
+	TimeLimitMs *float64             `json:"time_limit_ms"`
+	Regions     []ProbeRegionSummary `json:"regions"`
+	// Replicas is present with --replicas: every probed region's replicas of the probe
+	// item's partition key range, each with its region.
+	Replicas []ProbeReplica `json:"replicas,omitempty"`
+	Breaches []ProbeBreach  `json:"breaches"`
 }
 
 // ProbeBreach is one region (or, with --replicas, one replica) above one --fail-on
@@ -158,16 +196,24 @@ type ProbeBreach struct {
 	LimitMs         *float64 `json:"limit_ms,omitempty"`
 	ObservedPercent *float64 `json:"observed_percent,omitempty"`
 	LimitPercent    *float64 `json:"limit_percent,omitempty"`
-	Message         string   `json:"message"`
+	// Timeouts is set, instead of observed_ms, when the latency percentile falls among
+	// the requests that got no answer in time (a timeout is slower than any limit).
+	Timeouts *int   `json:"timeouts,omitempty"`
+	Message  string `json:"message"`
 }
 
 // NewProbeBreach describes region's breach of r.
 func NewProbeBreach(region string, r workload.Rule, s workload.Summary) ProbeBreach {
-	obs, limit := r.Observed(s), r.Threshold()
+	obs, ok := r.Observed(s)
+	limit := r.Threshold()
 	b := ProbeBreach{Region: region, Rule: r.String(), Metric: r.Metric, Message: BreachMessage(region, r, s)}
-	if r.Metric == workload.MetricErrors {
+	switch {
+	case r.Metric == workload.MetricErrors:
 		b.ObservedPercent, b.LimitPercent = &obs, &limit
-	} else {
+	case !ok:
+		// The percentile is a timeout: no figure, and the timeouts that made it so.
+		b.LimitMs, b.Timeouts = &limit, &s.Timeouts
+	default:
 		b.ObservedMs, b.LimitMs = &obs, &limit
 	}
 	return b

@@ -19,9 +19,9 @@ const (
 
 // ProbeReplica is one replica's row of `probe --replicas`: a replica of the probe item's
 // partition key range in one region, and what its requests got. In JSON it is an element
-// of the summary's replicas section, under its region; the field names are an API.
+// of the summary's replicas array, with its region; the field names are an API.
 type ProbeReplica struct {
-	Region  string `json:"-"`
+	Region  string `json:"region"`
 	Range   string `json:"partition_key_range"`
 	Address string `json:"address"`
 	Role    string `json:"role"` // primary or secondary

@@ -14,16 +14,16 @@ func probeReplicaRows() []ProbeReplica {
 		return "http://127.0.0.1:8082/apps/cosmosctl/services/AbCdAA==/partitions/2/replicas/" + id + "/"
 	}
 	ok := func(n int, p50 float64) workload.Summary {
-		return workload.Summary{Count: n, ErrorsByStatus: map[string]int{}, P50Ms: p50, P90Ms: p50 * 2, P99Ms: p50 * 3, P999Ms: p50 * 3, MaxMs: p50 * 4, RequestCharge: float64(n)}
+		return workload.Summary{Count: n, ErrorsByStatus: map[string]int{}, P50Ms: workload.Ms(p50), P90Ms: workload.Ms(p50 * 2), P99Ms: workload.Ms(p50 * 3), P999Ms: workload.Ms(p50 * 3), MaxMs: workload.Ms(p50 * 4), RequestCharge: float64(n)}
 	}
 	return []ProbeReplica{
 		{Region: "East US", Range: "2", Address: addr("9p"), Role: RolePrimary, Health: "connected", InReplicaSet: true, Summary: ok(25, 2)},
 		{Region: "East US", Range: "2", Address: addr("10s"), Role: RoleSecondary, Health: "unhealthy", InReplicaSet: true,
-			Summary: workload.Summary{Count: 25, Errors: 25, ErrorRate: 1, ErrorsByStatus: map[string]int{"410/0": 25}, P50Ms: 0.4, P90Ms: 0.6, P99Ms: 0.9, P999Ms: 0.9, MaxMs: 1.1}},
+			Summary: workload.Summary{Count: 25, Errors: 25, ErrorRate: 1, ErrorsByStatus: map[string]int{"410/0": 25}, P50Ms: workload.Ms(0.4), P90Ms: workload.Ms(0.6), P99Ms: workload.Ms(0.9), P999Ms: workload.Ms(0.9), MaxMs: workload.Ms(1.1)}},
 		{Region: "East US", Range: "2", Address: addr("11s"), Role: RoleSecondary, Health: "unhealthy-pending", InReplicaSet: true, Summary: ok(25, 2.2)},
 		{Region: "East US", Range: "2", Address: addr("12s"), Role: RoleSecondary, Health: "connected", InReplicaSet: true, Summary: ok(25, 2.1)},
 		{Region: "West US", Range: "2", Address: addr("13s"), Role: RoleSecondary, Health: "unhealthy", InReplicaSet: false,
-			Summary: workload.Summary{Count: 3, Errors: 3, ErrorRate: 1, ErrorsByStatus: map[string]int{"410/0": 3}, P50Ms: 61, P90Ms: 62, P99Ms: 62, P999Ms: 62, MaxMs: 62}},
+			Summary: workload.Summary{Count: 3, Errors: 3, ErrorRate: 1, ErrorsByStatus: map[string]int{"410/0": 3}, P50Ms: workload.Ms(61), P90Ms: workload.Ms(62), P99Ms: workload.Ms(62), P999Ms: workload.Ms(62), MaxMs: workload.Ms(62)}},
 		{Region: "West US", Range: "2", Address: addr("14s"), Role: RoleSecondary, Health: "unknown", InReplicaSet: true, Summary: workload.Summary{ErrorsByStatus: map[string]int{}}},
 	}
 }
@@ -56,27 +56,24 @@ func TestProbeReplicasColourMarksUnhealthyReplicas(t *testing.T) {
 
 func TestProbeReplicasJSON(t *testing.T) {
 	rows := probeReplicaRows()
-	sum := ProbeSummary{Type: ProbeLineSummary, Request: "read", Regions: map[string]workload.Summary{}, Breaches: []ProbeBreach{},
-		Replicas: map[string][]ProbeReplica{"East US": rows[:4]}}
+	sum := ProbeSummary{Type: ProbeLineSummary, Request: "read", Regions: []ProbeRegionSummary{}, Breaches: []ProbeBreach{},
+		Replicas: rows[:4]}
 	raw, err := json.Marshal(sum)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
-		Replicas map[string][]map[string]any `json:"replicas"`
+		Replicas []map[string]any `json:"replicas"`
 	}
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	moved := got.Replicas["East US"][1]
-	if moved["role"] != "secondary" || moved["health"] != "unhealthy" || moved["in_replica_set"] != true || moved["partition_key_range"] != "2" ||
+	moved := got.Replicas[1]
+	if moved["region"] != "East US" || moved["role"] != "secondary" || moved["health"] != "unhealthy" || moved["in_replica_set"] != true || moved["partition_key_range"] != "2" ||
 		moved["errors_by_status"].(map[string]any)["410/0"] != 25.0 || moved["p99_ms"] != 0.9 || !strings.HasSuffix(moved["address"].(string), "/replicas/10s/") {
-		t.Fatalf("a replica carries its address, role, health and the summary's fields: %v", moved)
+		t.Fatalf("a replica carries its region, address, role, health and the summary's fields: %v", moved)
 	}
-	if _, ok := moved["Region"]; ok {
-		t.Fatalf("the region is the key of the section, not a field: %v", moved)
-	}
-	raw, _ = json.Marshal(ProbeSummary{Type: ProbeLineSummary, Regions: map[string]workload.Summary{}, Breaches: []ProbeBreach{}})
+	raw, _ = json.Marshal(ProbeSummary{Type: ProbeLineSummary, Regions: []ProbeRegionSummary{}, Breaches: []ProbeBreach{}})
 	if strings.Contains(string(raw), "replicas") {
 		t.Fatalf("no replicas section without --replicas: %s", raw)
 	}

@@ -89,6 +89,9 @@ func itemTTL(opts Options) int {
 	const hour = 3600
 	s := opts.Schedule
 	bound := s.Duration
+	if opts.DefaultTimeLimit {
+		bound = 0 // within the hour: the count's own time, if any, below
+	}
 	if s.Count > 0 && s.Rate > 0 {
 		byCount := time.Duration(float64(s.Count) / s.Rate * float64(time.Second))
 		if bound == 0 || byCount < bound {

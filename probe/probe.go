@@ -26,6 +26,13 @@ const (
 	// DefaultTimeout bounds each probe request when Options.Timeout is 0, so that a
 	// region that hangs shows up as timeouts instead of a probe that never ends.
 	DefaultTimeout = 10 * time.Second
+	// DefaultTimeLimit bounds the wall clock of a probe given a count and no duration:
+	// a hung region answers none of its requests, and a probe of 100 of them, 4 at a
+	// time, would otherwise wait out 25 timeouts in a row (2½ minutes at 6 s each).
+	// With a rate, the limit is at least the time the count takes at that rate and
+	// DefaultTimeLimitMargin (see TimeLimit).
+	DefaultTimeLimit       = 30 * time.Second
+	DefaultTimeLimitMargin = 10 * time.Second
 	// HedgedRow names the probe's stream of hedged reads through the effective regions.
 	HedgedRow = "(hedged)"
 
@@ -70,6 +77,10 @@ type Options struct {
 	// the wall clock (see run); with neither a Count nor a Duration the probe runs until
 	// ctx ends.
 	Schedule workload.Schedule
+	// DefaultTimeLimit says the Schedule's Duration is the default time limit of a
+	// --count probe (DefaultTimeLimit), not a --duration: when it ends the probe before
+	// the count, stderr and the summary's ended_by say so.
+	DefaultTimeLimit bool
 	// Timeout bounds every probe request; 0 means DefaultTimeout. The set-up's requests
 	// get 1s to 2s each (see setUpBounds).
 	Timeout time.Duration
@@ -201,10 +212,21 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 
 	p := &run{streams: streams, opts: opts, regions: regions, send: send, replicas: replicas, clock: opts.Clock, grace: min(maxGrace, timeout)}
 	interrupted := p.run(ctx)
-	if err := p.report(request); err != nil {
+	if err := p.report(request, interrupted); err != nil {
 		return Result{}, err
 	}
 	return Result{Breaches: p.breached, Interrupted: interrupted}, nil
+}
+
+// TimeLimit is the default wall-clock bound of a probe of count requests per region
+// (at rate requests a second, 0 for a closed loop): DefaultTimeLimit, or with a rate the
+// time the count takes and DefaultTimeLimitMargin, whichever is longer.
+func TimeLimit(count int, rate float64) time.Duration {
+	limit := DefaultTimeLimit
+	if rate > 0 {
+		limit = max(limit, time.Duration(float64(count)/rate*float64(time.Second))+DefaultTimeLimitMargin)
+	}
+	return limit
 }
 
 // ChooseRegions returns the regions to probe, in the order given (chosen, named by flag

@@ -146,7 +146,11 @@ func (p *replicaProber) record(region string, latency time.Duration, out outcome
 	defer p.mu.Unlock()
 	if r := p.regions[region]; r != nil {
 		if row := r.byURL[out.replica]; row != nil {
-			row.stats.Record(latency, out.status, out.substatus, out.charge, out.failed)
+			if out.timedOut {
+				row.stats.RecordTimeout(out.charge)
+			} else {
+				row.stats.Record(latency, out.status, out.substatus, out.charge, out.failed)
+			}
 		}
 	}
 }

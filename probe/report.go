@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/output"
@@ -35,9 +36,10 @@ func (p *run) recentRows(elapsed time.Duration) []output.ProbeRegion {
 	return rows
 }
 
-// report writes the final results: the table, or the last interval lines and the summary
-// line; and one line on stderr per --fail-on breach.
-func (p *run) report(request string) error {
+// report writes the final results: the table and its notes, or the last interval lines
+// and the summary line; one line on stderr per --fail-on breach, and one when the
+// default time limit ended the probe before its --count.
+func (p *run) report(request string, interrupted bool) error {
 	if p.progress {
 		fmt.Fprint(p.streams.ErrOut, "\r\x1b[K")
 	}
@@ -60,35 +62,125 @@ func (p *run) report(request string) error {
 			}
 		}
 	}
+	notSent := p.notSent()
+	endedBy := p.endedBy(interrupted)
 	var err error
 	if p.opts.JSON {
 		p.writeIntervals(p.elapsed, true)
 		sum := output.ProbeSummary{
-			Type: output.ProbeLineSummary, Request: request, ElapsedMs: millis(p.elapsed),
-			Regions: map[string]workload.Summary{}, Breaches: p.breached,
+			Type: output.ProbeLineSummary, Request: request, ElapsedMs: millis(p.elapsed), EndedBy: endedBy,
+			Regions: make([]output.ProbeRegionSummary, len(rows)), Breaches: p.breached,
+		}
+		if d := p.opts.Schedule.Duration; d > 0 {
+			sum.TimeLimitMs = workload.Ms(millis(d))
 		}
 		if sum.Breaches == nil {
 			sum.Breaches = []output.ProbeBreach{}
 		}
-		for _, r := range rows {
-			sum.Regions[r.Region] = r.Summary
+		for i, r := range rows {
+			sum.Regions[i] = output.ProbeRegionSummary{Region: r.Region, Summary: r.Summary, NotSent: notSent[i]}
 		}
 		if p.replicas != nil {
-			sum.Replicas = map[string][]output.ProbeReplica{}
-			for _, region := range p.regions {
-				sum.Replicas[region] = []output.ProbeReplica{}
-			}
-			for _, r := range replicas {
-				sum.Replicas[r.Region] = append(sum.Replicas[r.Region], r)
-			}
+			sum.Replicas = append([]output.ProbeReplica{}, replicas...)
 		}
 		err = output.WriteJSONLine(p.streams.Out, sum)
 	} else {
 		p.erase()
 		err = p.writeTables(p.streams.Out)
+		if err == nil {
+			p.writeNotes(rows, notSent)
+		}
+	}
+	if endedBy == output.ProbeEndedByTimeLimit {
+		fmt.Fprintf(p.streams.ErrOut, "cosmosctl: the probe stopped at its time limit of %s before every region had sent its %d requests (%s); --duration sets another limit\n",
+			p.opts.Schedule.Duration, p.opts.Schedule.Count, p.sentText())
 	}
 	for _, b := range p.breached {
 		fmt.Fprintln(p.streams.ErrOut, b.Message)
 	}
 	return err
+}
+
+// notSent is, per region with --rate, the requests that were due before sending stopped
+// and never sent; nil entries without --rate.
+func (p *run) notSent() []*int {
+	out := make([]*int, len(p.regions))
+	if p.sched.Rate <= 0 {
+		return out
+	}
+	window := p.elapsed
+	if d := p.sched.Duration; d > 0 {
+		window = min(window, d)
+	}
+	due := p.sched.Due(p.start, p.start.Add(window))
+	for i := range p.regions {
+		n := max(due-p.flights[i].sent(), 0)
+		out[i] = &n
+	}
+	return out
+}
+
+// endedBy is how the run ended, for the summary's ended_by.
+func (p *run) endedBy(interrupted bool) string {
+	s := p.opts.Schedule
+	switch {
+	case interrupted:
+		return output.ProbeEndedByInterrupt
+	case s.Count > 0 && p.allSent(s.Count):
+		return output.ProbeEndedByCount
+	case p.opts.DefaultTimeLimit:
+		return output.ProbeEndedByTimeLimit
+	}
+	return output.ProbeEndedByDuration
+}
+
+func (p *run) allSent(count int) bool {
+	for _, f := range p.flights {
+		if f.sent() < count {
+			return false
+		}
+	}
+	return true
+}
+
+// sentText is how many requests each region that fell short of the count sent:
+// "East US 12".
+func (p *run) sentText() string {
+	var parts []string
+	for i, region := range p.regions {
+		if n := p.flights[i].sent(); n < p.opts.Schedule.Count {
+			parts = append(parts, fmt.Sprintf("%s %d", region, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeNotes writes, under the table, what the table cannot show: a region none of
+// whose requests got an answer (no latency figure), and requests due at --rate and
+// never sent.
+func (p *run) writeNotes(rows []output.ProbeRegion, notSent []*int) {
+	var notes []string
+	for i, r := range rows {
+		s := r.Summary
+		if s.Timeouts > 0 && s.P50Ms == nil {
+			notes = append(notes, fmt.Sprintf("%s: no request got an answer in time (%d %s): no latency figure", r.Region, s.Timeouts, plural2(s.Timeouts, "timeout", "timeouts")))
+		}
+		if notSent[i] != nil && *notSent[i] > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d %s due at --rate %g never sent: all %d workers were waiting on earlier requests (latencies count from when each request was due)",
+				r.Region, *notSent[i], plural2(*notSent[i], "request", "requests"), p.sched.Rate, p.sched.Concurrency))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(p.streams.Out)
+		for _, n := range notes {
+			fmt.Fprintln(p.streams.Out, "note: "+n)
+		}
+	}
+}
+
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -35,7 +35,12 @@ type run struct {
 
 	recorders []*workload.Recorder
 	// windows are each region's last seconds, for the live table.
-	windows  []*recent
+	windows []*recent
+	// flights are each region's requests in flight; started counts the requests each
+	// region sent.
+	flights []*flight
+	// sched is the schedule every region runs, counted from start.
+	sched    workload.Schedule
 	start    time.Time
 	elapsed  time.Duration
 	breached []output.ProbeBreach
@@ -61,7 +66,8 @@ func (p *run) run(ctx context.Context) (interrupted bool) {
 	defer cutRequests()
 	var cut, interrupt atomic.Bool
 	sched := p.opts.Schedule
-	sched.Clock = p.clock
+	sched.Clock, sched.Start = p.clock, p.start
+	p.sched = sched
 	if d := sched.Duration; d > 0 {
 		stop := p.clock.AfterFunc(d, stopSending)
 		defer stop.Stop()
@@ -79,21 +85,35 @@ func (p *run) run(ctx context.Context) (interrupted bool) {
 	}
 	var wg sync.WaitGroup
 	for _, region := range p.regions {
-		rec, win := workload.NewRecorder(), newRecent(recentSpan)
-		p.recorders, p.windows = append(p.recorders, rec), append(p.windows, win)
+		rec, win, fl := workload.NewRecorder(), newRecent(recentSpan), newFlight()
+		p.recorders, p.windows, p.flights = append(p.recorders, rec), append(p.windows, win), append(p.flights, fl)
 		wg.Go(func() {
 			err := sched.Run(sending, func(_ context.Context, intended time.Time) {
+				id := fl.add(intended)
 				out := p.send(requests, region)
 				switch {
 				case ctx.Err() != nil:
+					fl.done(id, nil)
 					return // cut short by an interrupt: not a measurement
 				case out.failed && out.status == 0 && cut.Load():
-					out.status, out.substatus = timeoutOutcome.status, timeoutOutcome.substatus
+					// Cut after the grace: no answer in time, as the deadline has it.
+					charge := out.charge
+					out = timeoutOutcome
+					out.charge = charge
 				}
 				now := p.clock.Now()
 				latency := now.Sub(intended)
-				rec.Record(latency, out.status, out.substatus, out.charge, out.failed)
-				win.record(now.Sub(p.start), latency, out.status, out.substatus, out.charge, out.failed)
+				// The request leaves the in-flight set as it is counted, under one lock,
+				// so that an interval counts it once: in flight or ended.
+				fl.done(id, func() {
+					if out.timedOut {
+						rec.RecordTimeout(out.charge)
+						win.recordTimeout(now.Sub(p.start), out.charge)
+						return
+					}
+					rec.Record(latency, out.status, out.substatus, out.charge, out.failed)
+					win.record(now.Sub(p.start), latency, out.status, out.substatus, out.charge, out.failed)
+				})
 				if p.replicas != nil && out.replica != "" {
 					p.replicas.record(region, latency, out)
 				}
@@ -144,15 +164,28 @@ func (p *run) showProgress() bool {
 	return p.streams.ErrTTY && !(p.opts.Watch && p.streams.OutTTY && !p.opts.JSON)
 }
 
-// writeIntervals writes one interval line per region and starts the next interval. The
-// last, shorter interval is written only for regions that completed requests in it.
+// writeIntervals writes one interval line per region and starts the next interval: the
+// requests that ended in it, those still in flight at its end, and with --rate those due
+// and not yet sent. The last, shorter interval is written only for regions that ended
+// requests in it or still have some in flight.
 func (p *run) writeIntervals(elapsed time.Duration, last bool) {
+	now := p.start.Add(elapsed)
 	for i, region := range p.regions {
-		sum := p.recorders[i].CutInterval().Summary()
-		if last && sum.Count == 0 {
+		var iv *workload.Stats
+		inFlight, oldest, started := p.flights[i].cut(now, func() { iv = p.recorders[i].CutInterval() })
+		sum := iv.Summary()
+		if last && sum.Count == 0 && inFlight == 0 {
 			continue
 		}
-		_ = output.WriteJSONLine(p.streams.Out, output.ProbeInterval{Type: output.ProbeLineInterval, Region: region, ElapsedMs: millis(elapsed), Summary: sum})
+		line := output.ProbeInterval{Type: output.ProbeLineInterval, Region: region, ElapsedMs: millis(elapsed), Summary: sum, InFlight: inFlight}
+		if inFlight > 0 {
+			line.OldestInFlightMs = workload.Ms(millis(oldest))
+		}
+		if p.sched.Rate > 0 {
+			behind := max(p.sched.Due(p.start, now)-started, 0)
+			line.Behind = &behind
+		}
+		_ = output.WriteJSONLine(p.streams.Out, line)
 	}
 }
 
@@ -209,4 +242,56 @@ func plural(n int) string {
 
 func millis(d time.Duration) float64 {
 	return float64(d.Round(time.Millisecond)) / float64(time.Millisecond)
+}
+
+// flight is one region's requests in flight, by id, with the time each was due, and the
+// count of requests it sent. Its lock also covers a request's leaving the set and being
+// counted, and an interval's cut (see cut), so that an interval record counts every
+// request once: ended in it, or in flight at its end.
+type flight struct {
+	mu      sync.Mutex
+	next    uint64
+	due     map[uint64]time.Time
+	started int
+}
+
+func newFlight() *flight { return &flight{due: map[uint64]time.Time{}} }
+
+// add records a request sent, due at due, and returns its id.
+func (f *flight) add(due time.Time) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	f.started++
+	f.due[f.next] = due
+	return f.next
+}
+
+// done removes a request from the set, running count (if not nil) under the same lock.
+func (f *flight) done(id uint64, count func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.due, id)
+	if count != nil {
+		count()
+	}
+}
+
+// cut runs cutInterval and returns, as of the same instant, the requests in flight,
+// how long the oldest has waited since it was due at now, and the requests sent so far.
+func (f *flight) cut(now time.Time, cutInterval func()) (inFlight int, oldest time.Duration, started int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cutInterval()
+	for _, due := range f.due {
+		oldest = max(oldest, now.Sub(due))
+	}
+	return len(f.due), oldest, f.started
+}
+
+// sent is how many requests the region sent.
+func (f *flight) sent() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started
 }

@@ -17,13 +17,17 @@ type outcome struct {
 	status, substatus int
 	charge            float64
 	failed            bool
+	// timedOut: no answer in time (its end-to-end or attempt timeout expired, or the
+	// probe's deadline cut it): a timeout, never a network error, and no latency.
+	timedOut bool
 	// replica is the address the request went to with --replicas, "" when it could not
 	// be sent to one (the replica set could not be resolved).
 	replica string
 }
 
-// timeoutOutcome is a request the end-to-end timeout cut short, as Java reports it.
-var timeoutOutcome = outcome{status: 408, substatus: cosmos.SubClientE2ETimeout, failed: true}
+// timeoutOutcome is a request that got no answer in time, as the Java SDK and cosmosctl
+// read report it: 408/20008.
+var timeoutOutcome = outcome{status: 408, substatus: cosmos.SubClientE2ETimeout, failed: true, timedOut: true}
 
 // sendFunc sends one probe request to a region.
 type sendFunc func(ctx context.Context, region string) outcome
@@ -41,8 +45,8 @@ func readProbe(client *engine.Client, op engine.Operation, all []string) sendFun
 	}
 }
 
-// readOutcome is what a probe read got: its status (408/20008 for the end-to-end
-// timeout, 0 for no answer) and the request charge of every attempt.
+// readOutcome is what a probe read got: its status (a timeout for the end-to-end or
+// the attempt timeout, 0 for no answer) and the request charge of every attempt.
 func readOutcome(res *engine.Result, err error) outcome {
 	out := outcome{}
 	if res != nil && res.Diagnostics != nil {
@@ -52,8 +56,10 @@ func readOutcome(res *engine.Result, err error) outcome {
 	switch {
 	case err == nil:
 		out.status, out.substatus = res.StatusCode, res.SubStatus
-	case errors.As(err, &te):
-		out.status, out.substatus, out.failed = timeoutOutcome.status, timeoutOutcome.substatus, true
+	case errors.As(err, &te) || engine.IsAttemptTimeout(err):
+		charge := out.charge
+		out = timeoutOutcome
+		out.charge = charge
 	default:
 		out.status, out.substatus, _ = cosmos.Status(err)
 		out.failed = true
@@ -71,8 +77,8 @@ func pingProbe(client *engine.Client, timeout time.Duration) sendFunc {
 		if resp != nil {
 			out.status, out.substatus, out.charge = resp.StatusCode, resp.SubStatus, resp.RequestCharge
 		}
-		if err != nil && resp == nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
-			out.status, out.substatus = timeoutOutcome.status, timeoutOutcome.substatus
+		if err != nil && resp == nil && ctx.Err() == nil && (errors.Is(pctx.Err(), context.DeadlineExceeded) || engine.IsAttemptTimeout(err)) {
+			out = timeoutOutcome
 		}
 		return out
 	}

@@ -35,6 +35,15 @@ func newRecent(span time.Duration) *recent {
 
 // record adds a request that completed at elapsed into the run (see Stats.Record).
 func (r *recent) record(elapsed, latency time.Duration, status, substatus int, requestCharge float64, failed bool) {
+	r.slot(elapsed, func(st *workload.Stats) { st.Record(latency, status, substatus, requestCharge, failed) })
+}
+
+// recordTimeout adds a request that got no answer in time, at elapsed into the run.
+func (r *recent) recordTimeout(elapsed time.Duration, requestCharge float64) {
+	r.slot(elapsed, func(st *workload.Stats) { st.RecordTimeout(requestCharge) })
+}
+
+func (r *recent) slot(elapsed time.Duration, add func(*workload.Stats)) {
 	sec := int64(elapsed / time.Second)
 	i := int(sec % int64(len(r.slots)))
 	r.mu.Lock()
@@ -42,7 +51,7 @@ func (r *recent) record(elapsed, latency time.Duration, status, substatus int, r
 	if r.seconds[i] != sec {
 		r.seconds[i], r.slots[i] = sec, workload.NewStats()
 	}
-	r.slots[i].Record(latency, status, substatus, requestCharge, failed)
+	add(r.slots[i])
 }
 
 // summary is the record of the requests that completed in the span before elapsed: at

@@ -83,23 +83,61 @@ func parseRule(expr string) (Rule, error) {
 }
 
 // Observed is the rule's metric in sum: milliseconds for a latency metric, a percentage
-// for errors.
-func (r Rule) Observed(sum Summary) float64 {
-	switch r.Metric {
-	case MetricErrors:
-		return sum.ErrorRate * 100
-	case MetricP50:
-		return sum.P50Ms
-	case MetricP90:
-		return sum.P90Ms
-	case MetricP99:
-		return sum.P99Ms
-	case MetricP999:
-		return sum.P999Ms
-	case MetricMax:
-		return sum.MaxMs
+// for errors. ok is false when the metric has no figure: a latency of a stream none of
+// whose requests got an answer, or whose percentile falls among its timeouts (see
+// Breached).
+func (r Rule) Observed(sum Summary) (v float64, ok bool) {
+	if r.Metric == MetricErrors {
+		return sum.ErrorRate * 100, true
 	}
-	return 0
+	if r.inTimeouts(sum) {
+		return 0, false
+	}
+	var p *float64
+	switch r.Metric {
+	case MetricP50:
+		p = sum.P50Ms
+	case MetricP90:
+		p = sum.P90Ms
+	case MetricP99:
+		p = sum.P99Ms
+	case MetricP999:
+		p = sum.P999Ms
+	case MetricMax:
+		p = sum.MaxMs
+	}
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// quantile is the fraction of requests a latency metric is the upper bound of.
+func (r Rule) quantile() float64 {
+	switch r.Metric {
+	case MetricP50:
+		return 0.5
+	case MetricP90:
+		return 0.9
+	case MetricP99:
+		return 0.99
+	case MetricP999:
+		return 0.999
+	}
+	return 1
+}
+
+// InTimeouts reports whether the rule's latency percentile falls among sum's timeouts:
+// a request that got no answer in time is slower than any that did, so when more than
+// (1 − q) of the requests timed out the q-th percentile is a timeout, slower than any
+// limit a rule sets.
+func (r Rule) InTimeouts(sum Summary) bool { return r.inTimeouts(sum) }
+
+func (r Rule) inTimeouts(sum Summary) bool {
+	if r.Metric == MetricErrors || sum.Timeouts == 0 || sum.Count == 0 {
+		return false
+	}
+	return float64(sum.Timeouts) > (1-r.quantile())*float64(sum.Count)
 }
 
 // Threshold is the rule's limit in the unit of Observed: milliseconds, or a percentage.
@@ -111,9 +149,17 @@ func (r Rule) Threshold() float64 {
 }
 
 // Breached reports whether sum is above the rule's limit. A stream with no requests
-// breaches nothing.
+// breaches nothing; a latency percentile that falls among the timeouts breaches any
+// latency limit (a timeout is slower than every answer).
 func (r Rule) Breached(sum Summary) bool {
-	return sum.Count > 0 && r.Observed(sum) > r.Threshold()
+	if sum.Count == 0 {
+		return false
+	}
+	if r.inTimeouts(sum) {
+		return true
+	}
+	v, ok := r.Observed(sum)
+	return ok && v > r.Threshold()
 }
 
 // String is the rule as it is written on the command line: "p99>200ms", "errors>1%".

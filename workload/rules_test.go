@@ -71,7 +71,10 @@ func TestParseRulesRejectsBadExpressionsInOneLine(t *testing.T) {
 }
 
 func TestRuleBreached(t *testing.T) {
-	sum := Summary{Count: 100, Errors: 2, ErrorRate: 0.02, P50Ms: 10, P90Ms: 50, P99Ms: 250, P999Ms: 900, MaxMs: 1200}
+	sum := Summary{Count: 100, Errors: 2, ErrorRate: 0.02, P50Ms: Ms(10), P90Ms: Ms(50), P99Ms: Ms(250), P999Ms: Ms(900), MaxMs: Ms(1200)}
+	// 2 of 100 requests timed out; the 98 answered ones were fast.
+	timeouts := Summary{Count: 100, Errors: 2, ErrorRate: 0.02, Timeouts: 2, P50Ms: Ms(1), P90Ms: Ms(1), P99Ms: Ms(2), P999Ms: Ms(2), MaxMs: Ms(2)}
+	allTimedOut := Summary{Count: 5, Errors: 5, ErrorRate: 1, Timeouts: 5}
 	cases := []struct {
 		name string
 		rule string
@@ -90,6 +93,10 @@ func TestRuleBreached(t *testing.T) {
 		{"errors>0% is any error", "errors>0%", sum, true},
 		{"errors>0% with no error", "errors>0%", Summary{Count: 10}, false},
 		{"a stream with no requests breaches nothing", "p99>0s", Summary{}, false},
+		{"a p99 that falls among the timeouts breaches any latency limit", "p99>1s", timeouts, true},
+		{"max with a timeout breaches", "max>1s", timeouts, true},
+		{"a p50 below the timeouts is the answered requests'", "p50>5ms", timeouts, false},
+		{"a stream whose every request timed out breaches a latency rule", "p50>1h", allTimedOut, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,7 +105,8 @@ func TestRuleBreached(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := rules[0].Breached(tc.sum); got != tc.want {
-				t.Fatalf("%s breached = %v, want %v (observed %v, limit %v)", tc.rule, got, tc.want, rules[0].Observed(tc.sum), rules[0].Threshold())
+				v, ok := rules[0].Observed(tc.sum)
+				t.Fatalf("%s breached = %v, want %v (observed %v %v, limit %v)", tc.rule, got, tc.want, v, ok, rules[0].Threshold())
 			}
 		})
 	}

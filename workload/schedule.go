@@ -30,8 +30,44 @@ type Schedule struct {
 	Concurrency int     // workers; at least 1
 	Count       int     // stop after this many calls; 0 for no limit
 	Duration    time.Duration
+	// Start is the time the schedule counts from, the first call's intended time in an
+	// open loop; zero means when Run starts.
+	Start time.Time
 	// Clock defaults to the wall clock.
 	Clock clock.Clock
+}
+
+// intended is the intended send time of the i-th call of an open loop started at start.
+func (s Schedule) intended(start time.Time, i int) time.Time {
+	return start.Add(time.Duration(math.Round(float64(i) / s.Rate * float64(time.Second))))
+}
+
+// Due is how many calls of an open loop started at start were due at or before now:
+// intended at or before it, within Count and before the end of Duration. A caller that
+// counts the calls it made sees how far behind the schedule it fell: the calls due but
+// not yet made, for want of a free worker. It is 0 for a closed loop, which has no due
+// times.
+func (s Schedule) Due(start, now time.Time) int {
+	if s.Rate <= 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || now.Before(start) {
+		return 0
+	}
+	n := int(math.Floor(now.Sub(start).Seconds()*s.Rate)) + 1
+	for n > 0 && s.intended(start, n-1).After(now) {
+		n--
+	}
+	for !s.intended(start, n).After(now) {
+		n++
+	}
+	if s.Count > 0 {
+		n = min(n, s.Count)
+	}
+	if s.Duration > 0 {
+		end := start.Add(s.Duration)
+		for n > 0 && !s.intended(start, n-1).Before(end) {
+			n--
+		}
+	}
+	return n
 }
 
 // Validate checks the schedule without running it.
@@ -65,7 +101,10 @@ func (s Schedule) Run(ctx context.Context, fn func(ctx context.Context, intended
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	start := clk.Now()
+	start := s.Start
+	if start.IsZero() {
+		start = clk.Now()
+	}
 	end := start.Add(s.Duration)
 
 	var mu sync.Mutex
@@ -80,7 +119,7 @@ func (s Schedule) Run(ctx context.Context, fn func(ctx context.Context, intended
 		}
 		var intended time.Time
 		if s.Rate > 0 {
-			intended = start.Add(time.Duration(math.Round(float64(next) / s.Rate * float64(time.Second))))
+			intended = s.intended(start, next)
 		} else {
 			intended = clk.Now()
 		}

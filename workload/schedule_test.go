@@ -354,3 +354,28 @@ func TestCancellingTheContextStopsTheScheduleWithoutLeaks(t *testing.T) {
 		})
 	}
 }
+
+func TestDueCountsTheCallsOfAnOpenLoopDueByThen(t *testing.T) {
+	start := time.Unix(1000, 0)
+	at := func(d time.Duration) time.Time { return start.Add(d) }
+	for _, tc := range []struct {
+		name string
+		s    Schedule
+		now  time.Time
+		want int
+	}{
+		{"the first call is due at the start", Schedule{Rate: 10}, start, 1},
+		{"one every 100ms", Schedule{Rate: 10}, at(950 * time.Millisecond), 10},
+		{"a call due exactly now is due", Schedule{Rate: 10}, at(time.Second), 11},
+		{"never more than the count", Schedule{Rate: 10, Count: 5}, at(time.Hour), 5},
+		{"none due at or after the end of the duration", Schedule{Rate: 10, Duration: time.Second}, at(time.Hour), 10},
+		{"before the start nothing is due", Schedule{Rate: 10}, at(-time.Second), 0},
+		{"a closed loop has no due times", Schedule{Concurrency: 1}, at(time.Hour), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.Due(start, tc.now); got != tc.want {
+				t.Fatalf("Due = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -19,20 +19,33 @@ const (
 )
 
 // NetworkError is the ErrorsByStatus key of a failed request that got no status: a
-// refused or reset connection, a request cut off before its answer.
+// refused or reset connection.
 const NetworkError = "network"
+
+// TimeoutStatus and TimeoutSubStatus are how a request that got no answer in time is
+// counted in ErrorsByStatus: 408/20008, the status the Java SDK (and cosmosctl read)
+// gives an operation its end-to-end timeout cancelled.
+const (
+	TimeoutStatus    = 408
+	TimeoutSubStatus = 20008
+)
 
 // Stats is the latency and error record of one stream of requests (one region, one
 // strategy). Latencies of failed requests are recorded too: a client waits for a 503 as
-// much as for a 200. It is safe for concurrent use.
+// much as for a 200. A request that got no answer in time (RecordTimeout) is counted,
+// as an error and a timeout, but has no latency: how long it would have taken is not
+// known. It is safe for concurrent use.
 type Stats struct {
-	mu       sync.Mutex
-	hist     *hdrhistogram.Histogram // microseconds
-	count    int
-	errors   int
-	byStatus map[string]int
-	charge   float64
-	max      time.Duration // exact, where the histogram's would be rounded up
+	mu        sync.Mutex
+	hist      *hdrhistogram.Histogram // microseconds
+	count     int
+	latencies int // requests with a latency in hist
+	errors    int
+	timeouts  int
+	throttled int
+	byStatus  map[string]int
+	charge    float64
+	max       time.Duration // exact, where the histogram's would be rounded up
 }
 
 // NewStats returns an empty record.
@@ -48,12 +61,32 @@ func (s *Stats) Record(latency time.Duration, status, substatus int, requestChar
 	latency = max(latency, 0)
 	_ = s.hist.RecordValue(min(latency.Microseconds(), highestMicros))
 	s.count++
+	s.latencies++
 	s.max = max(s.max, latency)
 	s.charge += requestCharge
+	if status == 429 {
+		s.throttled++
+	}
+	if status == TimeoutStatus && substatus == TimeoutSubStatus {
+		s.timeouts++
+	}
 	if failed {
 		s.errors++
 		s.byStatus[StatusKey(status, substatus)]++
 	}
+}
+
+// RecordTimeout adds one request that got no answer in time (its timeout expired, or it
+// was cut at the end of a run): an error and a timeout (408/20008 in ErrorsByStatus),
+// with its request charge (0 unless an earlier attempt answered), and no latency.
+func (s *Stats) RecordTimeout(requestCharge float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	s.errors++
+	s.timeouts++
+	s.charge += requestCharge
+	s.byStatus[StatusKey(TimeoutStatus, TimeoutSubStatus)]++
 }
 
 // StatusKey is how an error is counted in ErrorsByStatus: "503/0", "429/3200", or
@@ -72,7 +105,10 @@ func (s *Stats) Merge(o *Stats) {
 	defer s.mu.Unlock()
 	s.hist.Merge(snap.hist)
 	s.count += snap.count
+	s.latencies += snap.latencies
 	s.errors += snap.errors
+	s.timeouts += snap.timeouts
+	s.throttled += snap.throttled
 	for k, n := range snap.byStatus {
 		s.byStatus[k] += n
 	}
@@ -87,7 +123,8 @@ func (s *Stats) clone() *Stats {
 	defer s.mu.Unlock()
 	c := &Stats{
 		hist:  hdrhistogram.Import(s.hist.Export()),
-		count: s.count, errors: s.errors, charge: s.charge, max: s.max,
+		count: s.count, latencies: s.latencies, errors: s.errors, timeouts: s.timeouts, throttled: s.throttled,
+		charge: s.charge, max: s.max,
 		byStatus: make(map[string]int, len(s.byStatus)),
 	}
 	for k, n := range s.byStatus {
@@ -105,7 +142,7 @@ func (s *Stats) Quantile(q float64) time.Duration {
 }
 
 func (s *Stats) quantileLocked(q float64) time.Duration {
-	if s.count == 0 || math.IsNaN(q) {
+	if s.latencies == 0 || math.IsNaN(q) {
 		return 0
 	}
 	q = min(max(q, 0), 1)
@@ -128,18 +165,25 @@ func (s *Stats) Count() int {
 // Summary is a Stats for people and scripts. Its JSON field names are an API: units are in
 // the names, and they only ever grow.
 type Summary struct {
+	// Count is every request that ended: answered (with any status) or timed out.
 	Count     int     `json:"count"`
 	Errors    int     `json:"errors"`
 	ErrorRate float64 `json:"error_rate"` // 0..1
-	// ErrorsByStatus counts failed requests by "status/substatus" ("503/0", "429/3200"),
-	// or "network" for those that got no status.
+	// Timeouts are the requests that got no answer in time (counted in Errors, as
+	// 408/20008); Throttled those answered 429 (in Errors too when they failed).
+	Timeouts  int `json:"timeouts"`
+	Throttled int `json:"throttled"`
+	// ErrorsByStatus counts failed requests by "status/substatus" ("503/0", "429/3200",
+	// "408/20008" for a timeout), or "network" for those that got no status.
 	ErrorsByStatus map[string]int `json:"errors_by_status"`
-	P50Ms          float64        `json:"p50_ms"`
-	P90Ms          float64        `json:"p90_ms"`
-	P99Ms          float64        `json:"p99_ms"`
-	P999Ms         float64        `json:"p999_ms"`
-	MaxMs          float64        `json:"max_ms"`
-	RequestCharge  float64        `json:"request_charge"`
+	// The latency percentiles of the requests that got an answer: nil (null in JSON) when
+	// none did, never 0 — a region whose every request timed out has no latency figure.
+	P50Ms         *float64 `json:"p50_ms"`
+	P90Ms         *float64 `json:"p90_ms"`
+	P99Ms         *float64 `json:"p99_ms"`
+	P999Ms        *float64 `json:"p999_ms"`
+	MaxMs         *float64 `json:"max_ms"`
+	RequestCharge float64  `json:"request_charge"`
 }
 
 // Summary returns the counts, the percentiles and the total request charge.
@@ -147,14 +191,16 @@ func (s *Stats) Summary() Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sum := Summary{
-		Count: s.count, Errors: s.errors,
+		Count: s.count, Errors: s.errors, Timeouts: s.timeouts, Throttled: s.throttled,
 		ErrorsByStatus: make(map[string]int, len(s.byStatus)),
-		P50Ms:          ms(s.quantileLocked(0.50)),
-		P90Ms:          ms(s.quantileLocked(0.90)),
-		P99Ms:          ms(s.quantileLocked(0.99)),
-		P999Ms:         ms(s.quantileLocked(0.999)),
-		MaxMs:          ms(s.max),
 		RequestCharge:  math.Round(s.charge*100) / 100,
+	}
+	if s.latencies > 0 {
+		sum.P50Ms = Ms(ms(s.quantileLocked(0.50)))
+		sum.P90Ms = Ms(ms(s.quantileLocked(0.90)))
+		sum.P99Ms = Ms(ms(s.quantileLocked(0.99)))
+		sum.P999Ms = Ms(ms(s.quantileLocked(0.999)))
+		sum.MaxMs = Ms(ms(s.max))
 	}
 	if s.count > 0 {
 		sum.ErrorRate = float64(s.errors) / float64(s.count)
@@ -164,6 +210,9 @@ func (s *Stats) Summary() Summary {
 	}
 	return sum
 }
+
+// Ms is a latency figure in milliseconds, as a Summary holds it.
+func Ms(v float64) *float64 { return &v }
 
 // ms is a duration in milliseconds, to the microsecond.
 func ms(d time.Duration) float64 {
@@ -191,6 +240,15 @@ func (r *Recorder) Record(latency time.Duration, status, substatus int, requestC
 	defer r.mu.Unlock()
 	r.interval.Record(latency, status, substatus, requestCharge, failed)
 	r.total.Record(latency, status, substatus, requestCharge, failed)
+}
+
+// RecordTimeout adds one request that got no answer in time to the run and to the
+// current interval (see Stats.RecordTimeout).
+func (r *Recorder) RecordTimeout(requestCharge float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interval.RecordTimeout(requestCharge)
+	r.total.RecordTimeout(requestCharge)
 }
 
 // Total is the record of the whole run so far.

@@ -45,13 +45,29 @@ func TestStatsSummary(t *testing.T) {
 		want    Summary
 	}{
 		{
-			name: "nothing recorded is all zeros, with an empty error map",
+			name: "nothing recorded is all zeros, with an empty error map and no latency figure",
 			want: Summary{ErrorsByStatus: map[string]int{}},
+		},
+		{
+			name: "a timeout counts, as an error and a timeout, with no latency: with no answer there is no latency figure",
+			want: Summary{Count: 2, Errors: 2, ErrorRate: 1, Timeouts: 2, ErrorsByStatus: map[string]int{"408/20008": 2}},
+		},
+		{
+			name:    "the percentiles are of the answered requests only",
+			samples: []sample{ok(3 * time.Millisecond)},
+			want: Summary{Count: 3, Errors: 2, ErrorRate: 2.0 / 3, Timeouts: 2, ErrorsByStatus: map[string]int{"408/20008": 2},
+				P50Ms: Ms(3), P90Ms: Ms(3), P99Ms: Ms(3), P999Ms: Ms(3), MaxMs: Ms(3), RequestCharge: 1},
+		},
+		{
+			name:    "429s are counted as throttled",
+			samples: []sample{{latency: time.Millisecond, status: 429, substatus: 3200, failed: true}, ok(time.Millisecond)},
+			want: Summary{Count: 2, Errors: 1, ErrorRate: 0.5, Throttled: 1, ErrorsByStatus: map[string]int{"429/3200": 1},
+				P50Ms: Ms(1), P90Ms: Ms(1), P99Ms: Ms(1), P999Ms: Ms(1), MaxMs: Ms(1), RequestCharge: 1},
 		},
 		{
 			name:    "percentiles of 1ms to 1000ms are the matching ranks",
 			samples: ramp(1000),
-			want:    Summary{Count: 1000, ErrorsByStatus: map[string]int{}, P50Ms: 500, P90Ms: 900, P99Ms: 990, P999Ms: 999, MaxMs: 1000, RequestCharge: 1000},
+			want:    Summary{Count: 1000, ErrorsByStatus: map[string]int{}, P50Ms: Ms(500), P90Ms: Ms(900), P99Ms: Ms(990), P999Ms: Ms(999), MaxMs: Ms(1000), RequestCharge: 1000},
 		},
 		{
 			name: "errors are counted by status/substatus, and network for no status",
@@ -62,37 +78,44 @@ func TestStatsSummary(t *testing.T) {
 				{latency: time.Millisecond, status: 429, substatus: 3200, failed: true},
 				{latency: time.Millisecond, failed: true},
 			},
-			want: Summary{Count: 5, Errors: 4, ErrorRate: 0.8, ErrorsByStatus: map[string]int{"503/0": 2, "429/3200": 1, "network": 1}, P50Ms: 1, P90Ms: 1, P99Ms: 1, P999Ms: 1, MaxMs: 1, RequestCharge: 1},
+			want: Summary{Count: 5, Errors: 4, ErrorRate: 0.8, Throttled: 1, ErrorsByStatus: map[string]int{"503/0": 2, "429/3200": 1, "network": 1}, P50Ms: Ms(1), P90Ms: Ms(1), P99Ms: Ms(1), P999Ms: Ms(1), MaxMs: Ms(1), RequestCharge: 1},
 		},
 		{
 			name:    "a 404 that is a success to the caller is not an error",
 			samples: []sample{{latency: 2 * time.Millisecond, status: 404, charge: 1}},
-			want:    Summary{Count: 1, ErrorsByStatus: map[string]int{}, P50Ms: 2, P90Ms: 2, P99Ms: 2, P999Ms: 2, MaxMs: 2, RequestCharge: 1},
+			want:    Summary{Count: 1, ErrorsByStatus: map[string]int{}, P50Ms: Ms(2), P90Ms: Ms(2), P99Ms: Ms(2), P999Ms: Ms(2), MaxMs: Ms(2), RequestCharge: 1},
 		},
 		{
 			name:    "a latency beyond a minute is recorded as a minute in the histogram but the max is exact",
 			samples: []sample{ok(2 * time.Minute)},
-			want:    Summary{Count: 1, ErrorsByStatus: map[string]int{}, P50Ms: 60000, P90Ms: 60000, P99Ms: 60000, P999Ms: 60000, MaxMs: 120000, RequestCharge: 1},
+			want:    Summary{Count: 1, ErrorsByStatus: map[string]int{}, P50Ms: Ms(60000), P90Ms: Ms(60000), P99Ms: Ms(60000), P999Ms: Ms(60000), MaxMs: Ms(120000), RequestCharge: 1},
 		},
 		{
 			name:    "sub-microsecond and negative latencies count as zero",
 			samples: []sample{ok(-time.Millisecond), ok(300 * time.Nanosecond)},
-			want:    Summary{Count: 2, ErrorsByStatus: map[string]int{}, RequestCharge: 2},
+			want:    Summary{Count: 2, ErrorsByStatus: map[string]int{}, P50Ms: Ms(0), P90Ms: Ms(0), P99Ms: Ms(0), P999Ms: Ms(0), MaxMs: Ms(0), RequestCharge: 2},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fill(NewStats(), tc.samples...).Summary()
+			st := fill(NewStats(), tc.samples...)
+			for range tc.want.Timeouts {
+				st.RecordTimeout(0)
+			}
+			got := st.Summary()
 			for _, f := range []struct {
 				name      string
-				got, want float64
+				got, want *float64
 			}{{"p50", got.P50Ms, tc.want.P50Ms}, {"p90", got.P90Ms, tc.want.P90Ms}, {"p99", got.P99Ms, tc.want.P99Ms}, {"p99.9", got.P999Ms, tc.want.P999Ms}, {"max", got.MaxMs, tc.want.MaxMs}} {
-				if !near(f.got, f.want) {
-					t.Errorf("%s = %vms, want %vms", f.name, f.got, f.want)
+				switch {
+				case (f.got == nil) != (f.want == nil):
+					t.Errorf("%s = %v, want %v (nil: no latency figure)", f.name, f.got, f.want)
+				case f.got != nil && !near(*f.got, *f.want):
+					t.Errorf("%s = %vms, want %vms", f.name, *f.got, *f.want)
 				}
 			}
-			got.P50Ms, got.P90Ms, got.P99Ms, got.P999Ms, got.MaxMs = 0, 0, 0, 0, 0
-			tc.want.P50Ms, tc.want.P90Ms, tc.want.P99Ms, tc.want.P999Ms, tc.want.MaxMs = 0, 0, 0, 0, 0
+			got.P50Ms, got.P90Ms, got.P99Ms, got.P999Ms, got.MaxMs = nil, nil, nil, nil, nil
+			tc.want.P50Ms, tc.want.P90Ms, tc.want.P99Ms, tc.want.P999Ms, tc.want.MaxMs = nil, nil, nil, nil, nil
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("summary\n got %+v\nwant %+v", got, tc.want)
 			}
@@ -191,13 +214,23 @@ func TestSummaryJSONFieldNamesCarryTheirUnits(t *testing.T) {
 	}
 	var got map[string]any
 	json.Unmarshal(b, &got)
-	for _, k := range []string{"count", "errors", "error_rate", "errors_by_status", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "request_charge"} {
+	for _, k := range []string{"count", "errors", "error_rate", "timeouts", "throttled", "errors_by_status", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "request_charge"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("summary JSON lacks %q: %s", k, b)
 		}
 	}
-	if len(got) != 10 {
+	if len(got) != 12 {
 		t.Errorf("summary JSON has unexpected fields: %s", b)
+	}
+	// A stream with no answer has no latency figure: null, never 0.
+	st := NewStats()
+	st.RecordTimeout(0)
+	b, _ = json.Marshal(st.Summary())
+	json.Unmarshal(b, &got)
+	for _, k := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"} {
+		if v, ok := got[k]; !ok || v != nil {
+			t.Errorf("%s of a stream that only timed out is %v, want null: %s", k, v, b)
+		}
 	}
 }
 

@@ -128,8 +128,9 @@ func TestProbeRunsWhileTheFirstRegionIsSick(t *testing.T) {
 		if r.Code != cmd.ExitOK {
 			t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 		}
-		lines := strings.Split(strings.TrimSpace(r.Out), "\n")
-		if len(lines) != 4 || !strings.Contains(lines[1], "East US") || !strings.Contains(lines[1], "2 (408/20008×2)") ||
+		table, notes, _ := strings.Cut(strings.TrimSpace(r.Out), "\n\n")
+		lines := strings.Split(table, "\n")
+		if len(lines) != 4 || !strings.Contains(notes, "East US: no request got an answer in time") || !strings.Contains(lines[1], "East US") || !strings.Contains(lines[1], "2 (408/20008×2)") ||
 			!strings.Contains(lines[2], "2 (404/0×2)") {
 			t.Fatalf("table:\n%s", r.Out)
 		}
