@@ -104,7 +104,7 @@ func TestAHungRegionsSecondsCountItsRequestsInFlightAndItsTimeouts(t *testing.T)
 	clk.Advance(500 * time.Millisecond) // 2s
 	tickDone(t, clk)
 	clk.Advance(1200 * time.Millisecond) // 3.2s: sending stops
-	clk.Advance(p.grace)                // the two in flight are cut
+	clk.Advance(p.grace)                 // the two in flight are cut
 	awaitEnd(t, done)
 	p.report("read", false)
 
