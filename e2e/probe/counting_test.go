@@ -59,14 +59,18 @@ func TestAHungRegionNeverLooksFastestInTheJSONStream(t *testing.T) {
 			continue
 		}
 		east++
-		ended, inFlight := l["count"].(float64), l["in_flight"].(float64)
+		ended, _ := l["count"].(float64)
+		inFlight, ok := l["in_flight"].(float64)
+		if !ok {
+			t.Fatalf("an interval line without in_flight: %v", l)
+		}
 		if ended == 0 && inFlight == 0 {
 			t.Errorf("a second of East US with nothing ended and nothing in flight: %v", l)
 		}
 		if l["p99_ms"] != nil {
 			t.Errorf("East US answered nothing, yet has a p99: %v", l)
 		}
-		if inFlight > 0 && (l["oldest_in_flight_ms"] == nil || l["oldest_in_flight_ms"].(float64) <= 0) {
+		if oldest, ok := l["oldest_in_flight_ms"].(float64); inFlight > 0 && (!ok || oldest <= 0) {
 			t.Errorf("requests in flight without how long: %v", l)
 		}
 	}
@@ -74,7 +78,7 @@ func TestAHungRegionNeverLooksFastestInTheJSONStream(t *testing.T) {
 		t.Fatalf("no interval line of East US:\n%s", r.Out)
 	}
 	sum := summaryRegion(t, lines[len(lines)-1], "East US")
-	byStatus := sum["errors_by_status"].(map[string]any)
+	byStatus, _ := sum["errors_by_status"].(map[string]any)
 	if sum["count"] != 3.0 || sum["timeouts"] != 3.0 || byStatus["408/20008"] != 3.0 || byStatus["network"] != nil {
 		t.Fatalf("East US %v: want 3 timeouts, none a network error", sum)
 	}
@@ -112,7 +116,7 @@ func TestAnOpenLoopReportsTheRequestsItCouldNotSend(t *testing.T) {
 		t.Fatalf("summary %v, East US %v: want 19 requests due and never sent, the one sent a timeout", sum, east)
 	}
 	for _, l := range lines[:len(lines)-1] {
-		if l["region"] == "East US" && l["elapsed_ms"].(float64) >= 1000 && l["elapsed_ms"].(float64) < 1100 {
+		if at, _ := l["elapsed_ms"].(float64); l["region"] == "East US" && at >= 1000 && at < 1100 {
 			if b, ok := l["behind"].(float64); !ok || b < 15 {
 				t.Errorf("East US at 1s: behind %v, want the requests due and not sent", l["behind"])
 			}
