@@ -94,7 +94,8 @@ With --e2e-timeout, the attempt timeouts are fitted inside it: while another
 region remains to fail over to, an attempt gets at most half of what is left
 (a 6s first attempt under a 5s end-to-end timeout gets 2.5s), so that a hung
 region is always left in time for the next one; the last region gets all that
-is left, and the end-to-end timeout ends the read.`
+is left, and the end-to-end timeout ends the read. A hedged read is not fitted:
+its hedges reach the other regions on their schedule.`
 
 func newReadCmd(io *IOStreams) *cobra.Command {
 	o := &itemOptions{}

@@ -231,9 +231,11 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		// With an end-to-end timeout, an attempt that another region could follow gets
 		// at most half of what is left (fitTimeout): reads fail over on a timeout, and so
 		// do writes on a multi-write account whose write retries are on (a timed-out
-		// write may have been applied: only the policy sends it again).
-		moveOn := a.pinned < 0 && (!op.Kind.IsWrite() || (acct.EnableMultipleWriteLocations && op.WriteRetries.Enabled())) &&
-			nextRegion(plan, idx, a.free) >= 0
+		// write may have been applied: only the policy sends it again). A hedged
+		// operation (a.free set) is not fitted: its hedges reach the other regions at
+		// their scheduled times, whatever the first attempt waits.
+		moveOn := a.pinned < 0 && a.free == nil && (!op.Kind.IsWrite() || (acct.EnableMultipleWriteLocations && op.WriteRetries.Enabled())) &&
+			nextRegion(plan, idx, nil) >= 0
 		at := c.sendFitted(ctx, op.Kind.class(), tries, target, req, moveOn)
 		tries++
 		resp, err := at.resp, at.err
