@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/retries"
@@ -292,6 +293,13 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 		return err
 	}
 	res, err := sess.client.Execute(ctx, op)
+	if o.conn.flags.Changed("pk") {
+		err = withPartitionKeyHint(err, o.pk, op.PartitionKey, func() bool {
+			_, cerr := sess.client.PartitionKeyDefinition(ctx, op.Database, op.Container)
+			status, _, _ := cosmos.Status(cerr)
+			return status != 404
+		})
+	}
 	return o.render(io, sess, res, interruptedDuring(res, err))
 }
 
@@ -300,6 +308,7 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 		obj := output.ResultJSON(res, err)
 		if r, ok := obj.(*output.ResultObject); ok {
 			classifyFailure(r.Error, err)
+			addHint(r.Error, err)
 		}
 		if werr := output.WriteJSON(io.Out, obj); werr != nil {
 			return werr
