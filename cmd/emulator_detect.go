@@ -45,7 +45,8 @@ func (f *connFlags) withAnnounced(ctx context.Context, io *IOStreams, s config.S
 	}
 	s, taken := s.WithAnnounced(a)
 	if len(taken) > 0 {
-		fmt.Fprintf(io.ErrOut, "cosmosctl: %s is a cosmosctl emulator; using what it announces: %s\n", s.Endpoint, describeTaken(s, taken))
+		line := fmt.Sprintf("cosmosctl: %s is a cosmosctl emulator; using what it announces: %s", s.Endpoint, describeTaken(s, taken))
+		io.noticeOnce(line, line, f.diagnostics)
 	}
 	return s, nil
 }
