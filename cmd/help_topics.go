@@ -133,8 +133,12 @@ The emulator
                                  user cache directory
   COSMOSCTL_EMULATOR_ENDPOINT    the running emulator that cosmosctl emulator status,
                                  fault, latency, replication and failover talk to
-                                 [--endpoint]; default http://127.0.0.1:8081. They sign
-                                 with COSMOSCTL_KEY if set, else the well-known key
+                                 [--endpoint]. Unset, they go where the data commands
+                                 go: COSMOSCTL_ENDPOINT, else the profile's endpoint,
+                                 else http://127.0.0.1:8081; and sign with the key the
+                                 data commands would (--key-file, COSMOSCTL_KEY,
+                                 COSMOSCTL_KEY_FILE, the profile's), else the
+                                 well-known key
 
 Azure AD (auth aad) tokens come from the default Azure credential chain, which
 reads AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET (a service
