@@ -38,6 +38,9 @@ type connFlags struct {
 	// noContainer says the command uses no database or container (regions, probe
 	// --account-only), so that an emulator is not asked for them (emulator_detect.go).
 	noContainer bool
+	// databaseOnly says the command uses a database but names its containers itself
+	// (the container commands), so that an emulator is not asked for a container.
+	databaseOnly bool
 	// streams says the command streams items and takes -o ndjson (query).
 	streams bool
 	flags   *pflag.FlagSet
