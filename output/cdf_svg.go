@@ -24,8 +24,8 @@ const (
 	// pagePlotW is the plot's width in an HTML page, whose legend goes under the plot:
 	// the whole chart is then about 650 px wide, so that on a 600 px screen it is shown
 	// at nine tenths of its size, its 12 px text still readable (about 11 px).
-	pagePlotW = 560
-	chartPlotH     = 350
+	pagePlotW  = 560
+	chartPlotH = 350
 	// chartTitleWidth is as wide as the image grows to keep the title on one line; a
 	// longer title wraps at spaces.
 	chartTitleWidth = 1000
