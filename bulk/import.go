@@ -108,6 +108,20 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
+// RefusedError is an import stopped at the first write the account refused in a way
+// that no other line could get past: 401 (the credential), 403 other than a moved write
+// region (RBAC, a firewall, the storage quota), 404 (no such container or database).
+// Sending the other lines one by one would only reject every one of them, so the import
+// stops at once, and the line is not marked done: resuming, once the cause is fixed,
+// sends it again.
+type RefusedError struct {
+	Line int64
+	Err  error
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 func (o *Options) defaults() {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 16
@@ -182,7 +196,8 @@ type result struct {
 // Import writes src's lines into the target, resuming st (from NewState or
 // LoadState), and returns the report of the whole run. It returns the report with
 // the error that stopped it: the context's (interrupted), *FailFastError,
-// *UnavailableError, a write error that no line could get past (401, 403, 404), or a
+// *UnavailableError, *RefusedError (a write error that no line could get past: 401,
+// 403, 404), or a
 // failure to read the input or save a checkpoint. The state is checkpointed before it
 // returns, whatever stopped it.
 func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, error) {

@@ -57,7 +57,7 @@ func (t *tracker) finish(r result) error {
 		return nil
 	case outFatal:
 		t.tripped = true
-		return fmt.Errorf("line %d: %w", r.n, r.err)
+		return &RefusedError{Line: r.n, Err: r.err}
 	case outTransient:
 		if t.o.FailFast {
 			t.commit(r)

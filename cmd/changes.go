@@ -30,6 +30,8 @@ type changesOptions struct {
 	pollInterval time.Duration
 	pageSize     int
 	parallelism  int
+	duration     time.Duration
+	until        string
 }
 
 const changesLong = `Print the container's change feed: every item created or changed, once, in its
@@ -46,7 +48,11 @@ command starts), or an RFC 3339 time (changes made at or after it, to the second
 
 When it stops: once every range has no newer change (exit 0), or with --follow
 never: each range is polled again --poll-interval after it had nothing new, until
-Ctrl-C (exit 130). --max-items N stops after N changes.
+Ctrl-C (exit 130). --max-items N stops after N changes. --duration D (10m, 1h)
+or --until TIME (RFC 3339) stops the command at that time at the latest, with
+--follow or not: it exits 0, with every change it printed in the saved position,
+as when it catches up (the time counts from the command's start; a feed that
+could not even be opened by then exits 6).
 
 Output: one item a line (NDJSON), compact, written as the changes arrive, when
 stdout is not a terminal or with -o json or ndjson; on a terminal a table of the
@@ -79,6 +85,8 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 		Example: `  cosmosctl changes --from now --follow
   cosmosctl changes --from 2026-12-01T09:00:00Z --pk acme | jq -r .id
   cosmosctl changes --follow --state feed.json > changes.ndjson
+  cosmosctl changes --follow --duration 10m --state feed.json >> changes.ndjson   # a runbook step that ends
+  cosmosctl changes --follow --until 2026-12-01T18:00:00Z --state feed.json
   cosmosctl changes --max-items 100 --state feed.json -o ndjson
   cosmosctl changes --follow --poll-interval 5s --exclude "East US" --diagnostics`,
 		Args: noArgs,
@@ -95,7 +103,9 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each poll, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.from, "from", "beginning", "where a first run starts: beginning, now, or an RFC 3339 time such as 2026-12-01T09:00:00Z")
 	f.StringVar(&o.pk, "pk", "", "read this partition key's changes only: a JSON value, a JSON array for a hierarchical key, or a plain string")
-	f.BoolVar(&o.follow, "follow", false, "keep polling for new changes until Ctrl-C")
+	f.BoolVar(&o.follow, "follow", false, "keep polling for new changes until Ctrl-C, --duration or --until")
+	f.DurationVar(&o.duration, "duration", 0, "stop after this long, e.g. 10m, exiting 0 with the position saved (default: no limit)")
+	f.StringVar(&o.until, "until", "", "stop at this time, RFC 3339 such as 2026-12-01T18:00:00Z, exiting 0 with the position saved")
 	f.IntVar(&o.maxItems, "max-items", 0, "stop after this many changes (default: no limit)")
 	f.StringVar(&o.state, "state", "", "file of the feed's position: resumed from when it exists, saved after every batch written (at least once)")
 	f.DurationVar(&o.pollInterval, "poll-interval", changefeed.DefaultPollDelay, "with --follow, how long a range with nothing new waits before it is polled again")
@@ -108,6 +118,10 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 func (o *changesOptions) validate() (changefeed.StartFrom, error) {
 	fl := o.conn.flags
 	switch {
+	case fl.Changed("duration") && fl.Changed("until"):
+		return changefeed.StartFrom{}, usageErrorf("--duration and --until both say when to stop: give one")
+	case fl.Changed("duration") && o.duration <= 0:
+		return changefeed.StartFrom{}, usageErrorf("--duration must be more than 0 (got %s); give a duration such as 10m", o.duration)
 	case o.maxItems < 0:
 		return changefeed.StartFrom{}, usageErrorf("--max-items must not be negative, not %d (0: no limit)", o.maxItems)
 	case o.pollInterval < 0:
@@ -120,6 +134,27 @@ func (o *changesOptions) validate() (changefeed.StartFrom, error) {
 		return changefeed.StartFrom{}, usageErrorf("--state needs a file name")
 	}
 	return parseFrom(o.from)
+}
+
+// deadline is when --duration or --until stops the command, counted from start; zero
+// for neither. A time already past is an error: --until is when the command stops, not
+// a bound on the times of the changes it prints.
+func (o *changesOptions) deadline(start time.Time) (time.Time, error) {
+	fl := o.conn.flags
+	switch {
+	case fl.Changed("duration"):
+		return start.Add(o.duration), nil
+	case !fl.Changed("until"):
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(o.until))
+	if err != nil {
+		return time.Time{}, usageErrorf("--until must be an RFC 3339 time such as 2026-12-01T18:00:00Z, not %q", o.until)
+	}
+	if !t.After(start) {
+		return time.Time{}, usageErrorf("--until %s has passed (it is now %s): it is when the command stops, so give a time to come", o.until, start.UTC().Format(time.RFC3339))
+	}
+	return t, nil
 }
 
 // parseFrom reads --from: beginning, now, or an RFC 3339 time.
@@ -138,7 +173,12 @@ func parseFrom(s string) (changefeed.StartFrom, error) {
 }
 
 func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
+	start := time.Now()
 	from, err := o.validate()
+	if err != nil {
+		return err
+	}
+	deadline, err := o.deadline(start)
 	if err != nil {
 		return err
 	}
@@ -157,7 +197,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		case err != nil:
 			return &UsageError{Err: err}
 		case o.conn.flags.Changed("from"):
-			fmt.Fprintf(io.ErrOut, "cosmosctl: resuming from the position in %s (--from applies to a first run only)\n", o.state)
+			io.notice(fmt.Sprintf("cosmosctl: resuming from the position in %s (--from applies to a first run only)", o.state))
 		}
 	}
 	sess, err := o.conn.open(ctx, io)
@@ -182,15 +222,26 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		// No poll larger than what the run prints: the rest would be read and paid for.
 		fo.PageSize = min(o.maxItems, maxQueryPageSize)
 	}
-	feed, err := changefeed.Open(ctx, fo)
+	// The feed (its polls in the background included) lives until the deadline; the
+	// interruption is still ctx's.
+	feedCtx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		feedCtx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	feed, err := changefeed.Open(feedCtx, fo)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return &InterruptedError{What: "changes before the first poll"}
 		}
+		if ctx.Err() == nil && feedCtx.Err() != nil {
+			return fmt.Errorf("the change feed could not be opened before %s: %w", o.stopFlag(), context.DeadlineExceeded)
+		}
 		return changesError(err)
 	}
 	defer feed.Close()
-	r := &changesRun{o: o, io: io, feed: feed, start: time.Now(), ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	r := &changesRun{o: o, io: io, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.
@@ -200,8 +251,21 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		r.table = output.NewChangesTable(io.Out, io.outStyles(o.conn.noColor))
 		r.pkPaths, _ = sess.client.PartitionKeyPaths(ctx, sess.settings.Database, sess.settings.Container)
 	}
-	runErr := r.read(ctx)
+	runErr := r.read(feedCtx)
+	if runErr != nil && ctx.Err() == nil && feedCtx.Err() != nil {
+		// --duration or --until is over: the end the user asked for. What was
+		// printed is in the position finish saves.
+		runErr, r.stopped = nil, o.stopFlag()
+	}
 	return r.finish(ctx, runErr)
+}
+
+// stopFlag names the flag that set the deadline, for messages.
+func (o *changesOptions) stopFlag() string {
+	if o.conn.flags.Changed("duration") {
+		return "--duration " + o.duration.String()
+	}
+	return "--until " + o.until
 }
 
 // changesRun is one run of the command: what it printed, and where the feed stands.
@@ -225,6 +289,8 @@ type changesRun struct {
 	dirty       bool
 	saved       time.Time
 	savedRanges []byte
+	// stopped names the flag whose time ended the run (--duration 10m), if one did.
+	stopped string
 }
 
 // read prints the changes as they come and saves the position after each batch.
@@ -350,6 +416,9 @@ func (r *changesRun) finish(ctx context.Context, runErr error) error {
 		saved = fmt.Sprintf("; the position is saved in %s: resume with --state %s", r.o.state, r.o.state)
 	}
 	switch {
+	case runErr == nil && r.stopped != "" && saveErr == nil:
+		r.io.notice(fmt.Sprintf("cosmosctl: stopped at the end of %s, after %s%s", r.stopped, output.HumanCount(r.printed, "change"), saved))
+		return nil
 	case runErr == nil:
 		return saveErr
 	case errors.Is(runErr, context.Canceled) && ctx.Err() != nil:

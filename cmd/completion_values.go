@@ -323,25 +323,20 @@ func listCompletions(names []string, toComplete string, same func(a, b string) b
 }
 
 // emulatorControlClient is the control client an emulator subcommand would use, from the
-// flags typed so far: --endpoint (whose default is $COSMOSCTL_EMULATOR_ENDPOINT), then
-// --key-file, $COSMOSCTL_KEY or the well-known key.
+// flags typed so far, resolved as the subcommand resolves them (emulator_endpoint.go),
+// saying nothing on stderr.
 func emulatorControlClient(c *cobra.Command) (*emulator.ControlClient, error) {
-	endpoint := "http://127.0.0.1:8081"
-	if f := c.Flags().Lookup("endpoint"); f != nil {
-		endpoint = f.Value.String()
-	}
-	key := os.Getenv("COSMOSCTL_KEY")
-	if f := c.Flags().Lookup("key-file"); f != nil && f.Value.String() != "" {
-		k, err := readKeyFile(f.Value.String(), nil)
-		if err != nil {
-			return nil, err
+	o := &controlOptions{cmd: c}
+	for name, v := range map[string]*string{"endpoint": &o.Endpoint, "profile": &o.Profile, "key-file": &o.KeyFile} {
+		if f := c.Flags().Lookup(name); f != nil {
+			*v = f.Value.String()
 		}
-		key = k
 	}
-	if key == "" {
-		key = cosmos.EmulatorKey
+	t, err := o.resolveControlTarget(nil)
+	if err != nil {
+		return nil, err
 	}
-	return emulator.NewControlClient(endpoint, key)
+	return emulator.NewControlClient(t.endpoint, t.key)
 }
 
 // completeEmulatorRegions offers the regions of the running emulator the subcommand

@@ -42,6 +42,9 @@ type connFlags struct {
 	// one (regions measures a read in it): an emulator's only database and container
 	// are taken when nothing names them, and none is no error.
 	optionalContainer bool
+	// databaseOnly says the command uses a database but names its containers itself
+	// (the container commands), so that an emulator is not asked for a container.
+	databaseOnly bool
 	// streams says the command streams items and takes -o ndjson (query).
 	streams bool
 	flags   *pflag.FlagSet

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -116,6 +117,7 @@ func newContainerLsCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.databaseOnly = true // a container command names its container itself
 	return c
 }
 
@@ -131,6 +133,7 @@ conflict resolution, the number of partition key ranges, and its throughput.
 		Example: "  cosmosctl container show orders\n  cosmosctl container show orders -o json | jq .partition_key_ranges",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.conn.databaseOnly = len(args) > 0 // else the profile's (or an emulator's only) container
 			r, err := o.connect(c.Context(), io)
 			if err != nil {
 				return err
@@ -218,6 +221,12 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 			b, _ := json.Marshal(body)
 			what := fmt.Sprintf("container %q in database %q", args[0], db)
 			resp, err := r.send(c.Context(), engine.MetadataRequest{Method: http.MethodPost, Path: cosmos.EscapePath("dbs", db, "colls"), Header: h, Body: b, Database: db, Container: args[0]}, what)
+			var ce *cosmos.Error
+			if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
+				// A container is created in a database that exists; the service does
+				// not create the database too.
+				return fmt.Errorf("database %q does not exist: create it first (cosmosctl db create %s), then the container: %w", db, shellQuote(db), ce)
+			}
 			if err != nil {
 				return err
 			}
@@ -226,6 +235,7 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 				return fmt.Errorf("the account's answer to the create is not a container: %v", err)
 			}
 			out := d.info(db)
+			out.Throughput = r.createdThroughput(c.Context(), d.RID, "container "+d.ID, false)
 			if ttl, asked := body["defaultTtl"]; asked && (d.DefaultTTL == nil || *d.DefaultTTL != ttl) {
 				// An account that dropped it (an older emulator) must not look as
 				// if it had applied it.
@@ -235,6 +245,7 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 		},
 	}
 	o.conn.register(c)
+	o.conn.databaseOnly = true // a container command names its container itself
 	c.Flags().StringVar(&o.pk, "partition-key", "", "partition key path(s): /a, or /a,/b[,/c] for a hierarchical key")
 	o.registerThroughput(c)
 	c.Flags().StringVar(&o.ttl, "ttl", "", "time to live on, with this default expiry (24h, 3600, or -1 for none)")
@@ -294,6 +305,7 @@ to confirm; otherwise --yes is needed (exit 2 without it).
 		},
 	}
 	o.conn.register(c)
+	o.conn.databaseOnly = true // a container command names its container itself
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
 	return c
 }

@@ -126,14 +126,16 @@ func (f *connFlags) connectEmbedded(ctx context.Context, io *IOStreams, sess *se
 	if sess.settings.Container == "" {
 		sess.settings.Container = embeddedContainer
 	}
-	switch {
-	case embeddedNoticeDue(io, f.diagnostics, where):
-		if servedBy != "" {
-			where += ", served by " + servedBy
-		}
-		fmt.Fprintf(io.ErrOut, "cosmosctl: no account configured; using the embedded emulator (%d regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.\n", regions, where)
-	case servedBy != "":
-		fmt.Fprintf(io.ErrOut, "cosmosctl: using the embedded emulator served by %s\n", servedBy)
+	// The notice is about where the data is: data elsewhere is told again. With
+	// --diagnostics it is printed whenever asked.
+	full := where
+	if servedBy != "" {
+		full += ", served by " + servedBy
+	}
+	if !io.quiet && !io.errJSON && (f.diagnostics || noticeDue(io, where)) {
+		io.notice(fmt.Sprintf("cosmosctl: no account configured; using the embedded emulator (%d regions, %s). Set --endpoint, COSMOSCTL_ENDPOINT or a profile to use an account.", regions, full))
+	} else if servedBy != "" {
+		io.notice("cosmosctl: using the embedded emulator served by " + servedBy)
 	}
 	return endpoint, mk, nil
 }

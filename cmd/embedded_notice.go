@@ -2,20 +2,31 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/internal/statefile"
 )
 
-// The notice that a command uses the embedded emulator because no account is
-// configured matters once: after that, at a terminal, it is noise on every command. So
-// on a terminal it is printed once per terminal session, and again when the data is
-// elsewhere (in memory with --ephemeral, another COSMOSCTL_EMULATOR_DATA) or
-// noticeExpiry has passed, remembered in the state directory; with --diagnostics it is
-// printed every time. When stderr is not a terminal it is printed every time: a
-// script's log is read later, one run at a time, and the line is what says that the
-// script never reached an account.
+// Notices are the lines a command prints on stderr for a person about what it assumed
+// or how it goes on: that no account is configured and the embedded emulator is used,
+// that an endpoint is a cosmosctl emulator whose key, database and container are used,
+// that a run resumes from a state file. They are never data, so:
+//   - they go to stderr, and never into a JSON stream there (export --progress json
+//     2>file is NDJSON a program reads): with one, a command prints none;
+//   - --quiet, or COSMOSCTL_QUIET=1, silences every one (warnings and errors stay);
+//   - the notices of what a command assumed (noticeOnce) say the same thing on every
+//     command, and matter once to whoever reads them: on a terminal they are printed
+//     once per terminal session, and off a terminal once per run of the script that
+//     runs the commands (their parent process), and again when they say something else
+//     or noticeExpiry has passed, remembered in the state directory. A script's log,
+//     read later and alone, still says once why the script reached the account it did.
+//     A command whose parent cannot be told apart from others' (none, or init: a
+//     service manager's) prints them every time.
 
 const (
 	noticesFile    = "notices.json"
@@ -24,31 +35,54 @@ const (
 )
 
 var (
-	// noticeExpiry is how long a terminal session goes without the notice: a session id
-	// is reused once its session ends, and a terminal left open for days may as well be
-	// reminded once a day.
+	// noticeExpiry is how long a terminal session or a script goes without a notice: a
+	// session id is reused once its session ends, and a terminal left open for days may
+	// as well be reminded once a day.
 	noticeExpiry = 12 * time.Hour
-	// terminalSession names the terminal session this process runs in, false when
-	// there is no telling; tests replace it.
+	// terminalSession names the terminal session this process runs in, and scriptRun the
+	// run of the process that started it; false when there is no telling. Tests replace
+	// them.
 	terminalSession = platformTerminalSession
+	scriptRun       = parentProcessRun
 	noticeNow       = time.Now
 )
 
 // noticesState is what notices.json holds.
 type noticesState struct {
-	// Shown maps a terminal session and what a notice said to when it was printed there.
+	// Shown maps a reader (a terminal session or a script run) and what a notice said
+	// to when it was printed there.
 	Shown map[string]time.Time `json:"shown"`
 }
 
-var errNoticeShown = errors.New("already shown in this terminal session")
+var errNoticeShown = errors.New("already shown to this reader")
 
-// embeddedNoticeDue says whether the "no account configured" notice, for data that is
-// where, should be printed now, and remembers that it was.
-func embeddedNoticeDue(io *IOStreams, diagnostics bool, where string) bool {
-	if !io.ErrTTY || diagnostics {
-		return true
+// notice prints a notice, unless notices are silenced (--quiet, COSMOSCTL_QUIET) or
+// stderr carries a JSON stream.
+func (s *IOStreams) notice(line string) {
+	if s.quiet || s.errJSON {
+		return
 	}
-	session, ok := terminalSession()
+	fmt.Fprintln(s.ErrOut, strings.TrimSuffix(line, "\n"))
+}
+
+// noticeOnce prints a notice of what the command assumed, when it is due: always, or
+// when whoever reads stderr has not been shown what (the notice's subject) yet.
+func (s *IOStreams) noticeOnce(what, line string, always bool) {
+	if s.quiet || s.errJSON {
+		return
+	}
+	if always || noticeDue(s, what) {
+		s.notice(line)
+	}
+}
+
+// noticeDue says whether the notice about what is due for the reader of stderr, and
+// remembers that it was shown.
+func noticeDue(io *IOStreams, what string) bool {
+	reader, ok := scriptRun()
+	if io.ErrTTY {
+		reader, ok = terminalSession()
+	}
 	if !ok {
 		return true
 	}
@@ -56,7 +90,7 @@ func embeddedNoticeDue(io *IOStreams, diagnostics bool, where string) bool {
 	if err != nil {
 		return true
 	}
-	key := session + " | " + where
+	key := reader + " | " + what
 	now := noticeNow()
 	err = statefile.Update(filepath.Join(dir, noticesFile), noticesKind, noticesVersion, "", func(cur noticesState, _ bool) (noticesState, error) {
 		if t, ok := cur.Shown[key]; ok && now.Sub(t) < noticeExpiry && !t.After(now) {
@@ -72,4 +106,39 @@ func embeddedNoticeDue(io *IOStreams, diagnostics bool, where string) bool {
 	})
 	// A state directory that cannot be used costs a repeated notice, never the command.
 	return !errors.Is(err, errNoticeShown)
+}
+
+// parentProcessRun names the run of this process's parent: its pid, and on Linux its
+// start time, which tells it from a later process given the same pid. No parent, or
+// init (pid 1: a service manager that starts every service), tells no script apart.
+func parentProcessRun() (string, bool) {
+	ppid := os.Getppid()
+	if ppid <= 1 {
+		return "", false
+	}
+	key := "parent " + strconv.Itoa(ppid)
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/stat"); err == nil {
+		// After the command name in parentheses come the fields from the third, state;
+		// the start time is the 22nd.
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+			if f := strings.Fields(string(b[i+1:])); len(f) > 19 {
+				key += " started " + f[19]
+			}
+		}
+	}
+	return key, true
+}
+
+// quietFromEnv reads COSMOSCTL_QUIET: 1, true, yes or on silence notices; 0, false, no,
+// off or empty do not; anything else is an error, so that a misspelt value is not
+// silently ignored.
+func quietFromEnv(getenv func(string) string) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv("COSMOSCTL_QUIET"))); v {
+	case "", "0", "false", "no", "off":
+		return false, nil
+	case "1", "true", "yes", "on":
+		return true, nil
+	default:
+		return false, &UsageError{Err: fmt.Errorf("COSMOSCTL_QUIET must be 1 (no notices) or 0, not %q", v)}
+	}
 }

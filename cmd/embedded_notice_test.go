@@ -61,16 +61,28 @@ func TestTheNoAccountNoticeIsPrintedOncePerTerminalSession(t *testing.T) {
 	}
 }
 
-func TestTheNoAccountNoticeIsPrintedEveryTimeStderrIsNotATerminal(t *testing.T) {
+func TestTheNoAccountNoticeIsPrintedOncePerScriptRunWhenStderrIsNotATerminal(t *testing.T) {
 	isolate(t)
-	old := terminalSession
+	old, oldRun := terminalSession, scriptRun
 	terminalSession = func() (string, bool) { return "A", true }
-	t.Cleanup(func() { terminalSession = old })
-	for i := range 3 {
-		// A script's log: read later, one run at a time, it must say why the script
-		// never reached an account.
-		if r := cosmosctl(t, "", "read", "x", "--pk", "p"); !strings.Contains(r.errOut, noAccountNotice) {
-			t.Errorf("run %d with stderr not a terminal: no notice: %q", i+1, r.errOut)
+	run := "script 1"
+	scriptRun = func() (string, bool) { return run, run != "" }
+	t.Cleanup(func() { terminalSession, scriptRun = old, oldRun })
+	// A script's log: read later, one run at a time, it must say (once) why the script
+	// never reached an account; the terminal's session has nothing to do with it.
+	for _, step := range []struct {
+		name, run string
+		want      bool
+	}{
+		{"the first command of a script run prints it", "script 1", true},
+		{"its next command does not", "script 1", false},
+		{"another run of the script prints it", "script 2", true},
+		{"a command whose parent tells no run apart prints it", "", true},
+		{"every time", "", true},
+	} {
+		run = step.run
+		if r := cosmosctl(t, "", "read", "x", "--pk", "p"); strings.Contains(r.errOut, noAccountNotice) != step.want {
+			t.Errorf("%s: stderr %q", step.name, r.errOut)
 		}
 	}
 }

@@ -5,35 +5,32 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
-// controlOptions say which running emulator a control subcommand talks to.
+// controlOptions say which running emulator a control subcommand talks to (see
+// emulator_endpoint.go).
 type controlOptions struct {
 	Endpoint string
+	Profile  string
 	KeyFile  string
 	Output   string
-	cmd      *cobra.Command // whose stderr gets the key file's permission warning
+	cmd      *cobra.Command // whose flags say what was given, and whose stderr gets warnings
 }
 
 func (o *controlOptions) addFlags(c *cobra.Command) {
 	o.cmd = c
-	def := os.Getenv("COSMOSCTL_EMULATOR_ENDPOINT")
-	if def == "" {
-		def = "http://127.0.0.1:8081"
-	}
-	c.Flags().StringVar(&o.Endpoint, "endpoint", def, "the emulator's global endpoint ($COSMOSCTL_EMULATOR_ENDPOINT)")
-	c.Flags().StringVar(&o.KeyFile, "key-file", "", "file holding the emulator's key (default: $COSMOSCTL_KEY, else the well-known emulator key)")
+	c.Flags().StringVar(&o.Endpoint, "endpoint", "", "the emulator's global endpoint (default: $COSMOSCTL_EMULATOR_ENDPOINT, else the data commands' $COSMOSCTL_ENDPOINT or profile endpoint, else "+defaultEmulatorEndpoint+")")
+	c.Flags().StringVar(&o.Profile, "profile", "", "profile whose endpoint and key to use ($COSMOSCTL_PROFILE, else default_profile)")
+	c.Flags().StringVar(&o.KeyFile, "key-file", "", "file holding the emulator's key (default: $COSMOSCTL_KEY or $COSMOSCTL_KEY_FILE, else the profile's, else the well-known emulator key)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "text", "text or json")
 }
 
@@ -41,25 +38,18 @@ func (o *controlOptions) client() (*emulator.ControlClient, error) {
 	if o.Output != "text" && o.Output != "json" {
 		return nil, usageErrorf("--output must be text or json, not %q", o.Output)
 	}
-	if !strings.HasPrefix(o.Endpoint, "http://") && !strings.HasPrefix(o.Endpoint, "https://") {
-		return nil, usageErrorf("--endpoint %q must be a URL such as http://127.0.0.1:8081", o.Endpoint)
+	var warn io.Writer
+	if o.cmd != nil {
+		warn = o.cmd.ErrOrStderr()
 	}
-	key := os.Getenv("COSMOSCTL_KEY")
-	if o.KeyFile != "" {
-		var warn io.Writer
-		if o.cmd != nil {
-			warn = o.cmd.ErrOrStderr()
-		}
-		k, err := readKeyFile(o.KeyFile, warn)
-		if err != nil {
-			return nil, err
-		}
-		key = k
+	t, err := o.resolveControlTarget(warn)
+	if err != nil {
+		return nil, err
 	}
-	if key == "" {
-		key = cosmos.EmulatorKey
+	if !strings.HasPrefix(t.endpoint, "http://") && !strings.HasPrefix(t.endpoint, "https://") {
+		return nil, usageErrorf("the emulator endpoint %q (%s) must be a URL such as %s", t.endpoint, t.source, defaultEmulatorEndpoint)
 	}
-	c, err := emulator.NewControlClient(o.Endpoint, key)
+	c, err := emulator.NewControlClient(t.endpoint, t.key)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

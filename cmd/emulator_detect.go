@@ -39,16 +39,17 @@ func (f *connFlags) withAnnounced(ctx context.Context, io *IOStreams, s config.S
 		// Interrupted while asking: that, not a missing key, is what happened.
 		return s, ctx.Err()
 	}
-	a, problem := announcedSettings(h, s, needPlace)
+	a, problem := announcedSettings(h, s, needPlace, needPlace && !f.databaseOnly)
 	if problem != nil && f.optionalContainer {
-		a, problem = announcedSettings(h, s, false) // no container to take: none is used
+		a, problem = announcedSettings(h, s, false, false) // no container to take: none is used
 	}
 	if problem != nil {
 		return s, problem
 	}
 	s, taken := s.WithAnnounced(a)
 	if len(taken) > 0 {
-		fmt.Fprintf(io.ErrOut, "cosmosctl: %s is a cosmosctl emulator; using what it announces: %s\n", s.Endpoint, describeTaken(s, taken))
+		line := fmt.Sprintf("cosmosctl: %s is a cosmosctl emulator; using what it announces: %s", s.Endpoint, describeTaken(s, taken))
+		io.noticeOnce(line, line, f.diagnostics)
 	}
 	return s, nil
 }
@@ -93,9 +94,10 @@ func askEmulator(ctx context.Context, s config.Settings) (emulator.Hello, bool) 
 }
 
 // announcedSettings chooses, from an emulator's hello, the settings to fill: its key
-// if it is the well-known one and none is configured, and with needPlace the database
-// and container. The problem is a usage error naming what to give.
-func announcedSettings(h emulator.Hello, s config.Settings, needPlace bool) (config.Announced, error) {
+// if it is the well-known one and none is configured, with needPlace the database, and
+// with needContainer too the container. The problem is a usage error naming what to
+// give.
+func announcedSettings(h emulator.Hello, s config.Settings, needPlace, needContainer bool) (config.Announced, error) {
 	by := announcer(s.Endpoint)
 	a := config.Announced{By: by}
 	if s.Key == "" {
@@ -113,7 +115,7 @@ func announcedSettings(h emulator.Hello, s config.Settings, needPlace bool) (con
 		return a, err
 	}
 	if db == nil {
-		if chosen("container", s.Container) {
+		if chosen("container", s.Container) || !needContainer {
 			return a, nil // the request says what is missing
 		}
 		return a, usageErrorf("no container, and %s has no database %s to take one from (it has %s): give --database of one it has, or --container", by, s.Database, databaseIDs(h))
@@ -121,7 +123,7 @@ func announcedSettings(h emulator.Hello, s config.Settings, needPlace bool) (con
 	if !chosen("database", s.Database) {
 		a.Database = db.ID
 	}
-	if !chosen("container", s.Container) {
+	if needContainer && !chosen("container", s.Container) {
 		coll, err := pickContainer(db, by)
 		if err != nil {
 			return a, err
@@ -210,7 +212,7 @@ func announcedKey(ctx context.Context, s config.Settings) config.Settings {
 	if !ok {
 		return s
 	}
-	if a, err := announcedSettings(h, s, false); err == nil {
+	if a, err := announcedSettings(h, s, false, false); err == nil {
 		s, _ = s.WithAnnounced(a)
 	}
 	return s
@@ -227,7 +229,7 @@ func announcedForShow(ctx context.Context, s config.Settings) config.Settings {
 	if !ok {
 		return s
 	}
-	a, err := announcedSettings(h, s, true)
+	a, err := announcedSettings(h, s, true, true)
 	if err != nil {
 		return s
 	}

@@ -263,6 +263,8 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
+	// stderr is NDJSON for a program to read: no notice may break into it.
+	io.errJSON = o.progress == "json"
 	// Before any connection: a file that cannot be written is found before the export
 	// costs anything, and a state that cannot be used before the output is touched.
 	var outPath string
@@ -420,7 +422,9 @@ func (o *exportOptions) finish(ctx context.Context, io *IOStreams, res export.Re
 	case o.state != "" && res.Unresumable == "":
 		resume = fmt.Sprintf("no checkpoint was saved in %s; the same command resumes from the last one", o.state)
 	}
-	fmt.Fprintf(io.ErrOut, "cosmosctl: the export stopped after %s: %s\n", what, resume)
+	if !io.errJSON { // the report event says as much
+		fmt.Fprintf(io.ErrOut, "cosmosctl: the export stopped after %s: %s\n", what, resume)
+	}
 	return err
 }
 

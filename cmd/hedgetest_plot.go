@@ -125,7 +125,7 @@ func (o *hedgeTestOptions) writeHedgeTestPlot(streams *IOStreams, p *plotFile, s
 	title := "cosmosctl hedge-test: " + describeScenario(scenario)
 	err := p.write(func(w io.Writer) error {
 		if !p.html {
-			return output.WriteCDFSVG(w, series, title)
+			return output.WriteCDFSVG(w, series, title, o.targetP99)
 		}
 		return output.WriteCDFHTML(w, o.hedgeTestPage(title, results, rec, series, extraSections))
 	})
@@ -140,7 +140,7 @@ func (o *hedgeTestOptions) writeHedgeTestPlot(streams *IOStreams, p *plotFile, s
 // it, with the requests each strategy sent, and the chart.
 func (o *hedgeTestOptions) hedgeTestPage(title string, results []hedgetest.Result, rec hedgetest.Recommendation, series []output.Series, extraSections bool) output.ChartPage {
 	header, rows := hedgeTestRows(results)
-	page := output.ChartPage{Title: title, Verdict: verdictText(rec), Series: series,
+	page := output.ChartPage{Title: title, Verdict: verdictText(rec), Series: series, TargetP99: o.targetP99,
 		Header:     append([]string{header[0], "REQUESTS"}, header[1:]...),
 		AlignRight: []int{1, 2, 3, 4, 5, 6, 7, 8, 9},
 		Notes:      []string{extraRUNote},

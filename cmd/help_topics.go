@@ -99,6 +99,13 @@ Output
                                  [--no-color]. TERM=dumb turns colour off too, and
                                  an LC_ALL, LC_CTYPE or LANG that names a character
                                  set other than UTF-8 turns off box-drawing symbols
+  COSMOSCTL_QUIET                1 (or true): print no notices on stderr [--quiet,
+                                 -q]: not what a command assumed (the embedded
+                                 emulator, an emulator's announced key, database and
+                                 container), not that it resumes from a state file;
+                                 warnings and errors stay. Notices are printed once
+                                 per terminal session, or off a terminal once per
+                                 script run, and never into a JSON stream on stderr
   COLUMNS                        on a terminal, the width tables fit in (default: the
                                  terminal's own); narrower tables hide their least
                                  important columns and say which. Piped output is
@@ -126,8 +133,12 @@ The emulator
                                  user cache directory
   COSMOSCTL_EMULATOR_ENDPOINT    the running emulator that cosmosctl emulator status,
                                  fault, latency, replication and failover talk to
-                                 [--endpoint]; default http://127.0.0.1:8081. They sign
-                                 with COSMOSCTL_KEY if set, else the well-known key
+                                 [--endpoint]. Unset, they go where the data commands
+                                 go: COSMOSCTL_ENDPOINT, else the profile's endpoint,
+                                 else http://127.0.0.1:8081; and sign with the key the
+                                 data commands would (--key-file, COSMOSCTL_KEY,
+                                 COSMOSCTL_KEY_FILE, the profile's), else the
+                                 well-known key
 
 Azure AD (auth aad) tokens come from the default Azure credential chain, which
 reads AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET (a service
@@ -175,16 +186,19 @@ COMMANDS AT ONCE
 
 THE NOTICE
   "cosmosctl: no account configured; using the embedded emulator (…)" is
-  printed on stderr
-    - every time stderr is not a terminal: a script's log, read later and
-      alone, says why the script never reached an account;
+  printed on stderr, as the notice of a standalone emulator's announcement is
     - on a terminal, once per terminal session (on Unix the session of the
       terminal's shell, every command started from it; on Windows the Windows
-      Terminal tab or the console window), and again when the data is
-      elsewhere (--ephemeral, another COSMOSCTL_EMULATOR_DATA) or 12 hours
-      later; what was shown is kept in notices.json in the state directory
-      (COSMOSCTL_STATE_DIR);
-    - with --diagnostics, every time.
+      Terminal tab or the console window);
+    - off a terminal, once per run of the script that runs the commands (their
+      parent process): a script's log, read later and alone, says once why
+      the script never reached an account; a command whose parent is init (a
+      service manager's) prints it every time;
+    - again when the data is elsewhere (--ephemeral, another
+      COSMOSCTL_EMULATOR_DATA) or 12 hours later; what was shown is kept in
+      notices.json in the state directory (COSMOSCTL_STATE_DIR);
+    - with --diagnostics, every time; with --quiet or COSMOSCTL_QUIET=1, never;
+      never into a JSON stream on stderr (export --progress json).
 `
 
 const configurationHelp = `Profiles keep an account's endpoint, key and defaults in a TOML file, so that

@@ -238,8 +238,8 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		return &UsageError{Err: err}
 	}
 	if resumed {
-		fmt.Fprintf(io.ErrOut, "cosmosctl: resuming the import from %s: %s lines done by %s\n", o.state,
-			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run"))
+		io.notice(fmt.Sprintf("cosmosctl: resuming the import from %s: %s lines done by %s", o.state,
+			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run")))
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)
@@ -260,10 +260,18 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	if cerr := rej.Close(); cerr != nil && runErr == nil {
 		runErr = cerr
 	}
-	if rep.Rejected() == 0 && rep.Complete {
-		// Nothing to look at: no empty file left behind.
+	if rep.Rejected() == 0 {
+		// Nothing to look at: no empty file left behind (a resumed run makes it anew).
 		os.Remove(rejPath)
 		rejPath = ""
+	}
+	var refused *bulk.RefusedError
+	if errors.As(runErr, &refused) && !resumed && rep.Lines == 0 && o.state != "" {
+		// A first run whose writes were all refused did nothing: a state left behind
+		// would bind the next run to what was wrong (the container, say), and refuse
+		// the corrected command.
+		os.Remove(o.state)
+		o.state = ""
 	}
 	err = o.commandError(ctx, input, rep, rejPath, runErr)
 	obj := output.NewImportReport(rep, input, target, mode, err)
@@ -280,7 +288,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	} else if werr := output.WriteImportReport(io.Out, io.outStyles(o.conn.noColor), obj); werr != nil {
 		return werr
 	}
-	o.notes(io, input, rep, rejPath, err)
+	o.notes(io, input, rep, rejPath, err, o.resumeCommand(input, target.Database, target.Container))
 	return err
 }
 
@@ -291,7 +299,7 @@ func jsonLine(v any) ([]byte, error) {
 
 // notes tell a person on stderr how to go on: where the rejected lines are, and how to
 // resume.
-func (o *importOptions) notes(io *IOStreams, input string, rep *bulk.Report, rejPath string, err error) {
+func (o *importOptions) notes(io *IOStreams, input string, rep *bulk.Report, rejPath string, err error, resume string) {
 	if n := rep.Rejected(); n > 0 {
 		whose := "their line numbers and reasons"
 		if n == 1 {
@@ -304,11 +312,17 @@ func (o *importOptions) notes(io *IOStreams, input string, rep *bulk.Report, rej
 	}
 	var ue *bulk.UnavailableError
 	var ff *bulk.FailFastError
-	resumable := errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.As(err, &ff)
+	var re *bulk.RefusedError
+	resumable := errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.As(err, &ff) || errors.As(err, &re)
 	switch {
 	case !resumable:
+	case re != nil && rep.Lines == 0:
+		// Nothing was done: the error says what to fix, and then the same command
+		// (or the corrected one) starts afresh.
+	case o.state != "" && input == "-":
+		fmt.Fprintf(io.ErrOut, "cosmosctl: the state is saved in %s: resume with the same command, the same data on standard input: %s\n", o.state, resume)
 	case o.state != "":
-		fmt.Fprintf(io.ErrOut, "cosmosctl: the state is saved in %s: resume with the same command, cosmosctl import %s --state %s\n", o.state, input, o.state)
+		fmt.Fprintf(io.ErrOut, "cosmosctl: the state is saved in %s: resume with the same command: %s\n", o.state, resume)
 	default:
 		fmt.Fprintf(io.ErrOut, "cosmosctl: no --state was given, so this import cannot be resumed: running it again counts the %s already written as already present; give --state FILE to make an import resumable\n",
 			output.HumanCount(int(rep.Written()), "item"))

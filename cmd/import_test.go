@@ -217,7 +217,7 @@ func TestAnInterruptedImportSavesItsStateAndSaysHowToResume(t *testing.T) {
 	if code := <-done; code != ExitInterrupted {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if !strings.Contains(errOut.String(), "resume with the same command, cosmosctl import "+input+" --state "+state) ||
+	if !strings.Contains(errOut.String(), "resume with the same command: cosmosctl import "+input+" --state "+state+" --concurrency 2 --database app --container items\n") ||
 		!strings.Contains(out.String(), "stopped: interrupted") {
 		t.Fatalf("stdout %q\nstderr %q", out.String(), errOut.String())
 	}

@@ -30,6 +30,11 @@ type IOStreams struct {
 	// output is the output format the command resolved ("table" or "json"), once it has;
 	// Run uses it to decide how a failure is printed.
 	output string
+	// quiet silences notices (--quiet, COSMOSCTL_QUIET); errJSON says that stderr carries
+	// a JSON stream (export --progress json), which no notice may break into. See
+	// embedded_notice.go.
+	quiet   bool
+	errJSON bool
 }
 
 // SystemIO returns the process's streams.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/retries"
@@ -159,7 +160,8 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
 			Long:  "Replace an existing item (404 if it does not exist). With --if-match the replace\nhappens only if the item's etag still matches (412 otherwise).\n" + connectionHelp,
 			Example: `  cosmosctl replace order-1 -f order.json
   cosmosctl replace order-1 -f order.json --if-match '"00000000-0000-0000-1f2a-5b3c4d5e6f70"'`,
-			Args: exactArgs(1, "the item id"),
+			Args:    exactArgs(1, "the item id"),
+			PreRunE: o.checkIfMatch,
 			RunE: func(c *cobra.Command, args []string) error {
 				body, err := readDocument(o.file, io.In)
 				if err != nil {
@@ -199,7 +201,8 @@ JSON object with the status and the full diagnostics. Exit codes: cosmosctl help
 exit-codes.`,
 		Example: `  cosmosctl delete order-1 --pk tenant-7
   cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"`,
-		Args: exactArgs(1, "the item id"),
+		Args:    exactArgs(1, "the item id"),
+		PreRunE: o.checkIfMatch,
 		RunE: func(c *cobra.Command, args []string) error {
 			return o.run(c.Context(), io, engine.Operation{Kind: engine.OpDelete, ID: args[0], IfMatch: o.ifMatch})
 		},
@@ -225,7 +228,8 @@ At most 10 operations. --condition applies them only if the item matches
 ` + connectionHelp,
 		Example: `  cosmosctl patch order-1 --pk tenant-7 --op 'set /status="shipped"' --op 'incr /version=1'
   cosmosctl patch order-1 --pk tenant-7 --op 'remove /draft' --condition 'from c where c.status = "open"'`,
-		Args: exactArgs(1, "the item id"),
+		Args:    exactArgs(1, "the item id"),
+		PreRunE: o.checkIfMatch,
 		RunE: func(c *cobra.Command, args []string) error {
 			body, err := patchBody(o.ops, o.condition)
 			if err != nil {
@@ -243,6 +247,18 @@ At most 10 operations. --condition applies them only if the item matches
 	// not), so only this command's own flag turns retries on, never a profile.
 	c.Flags().StringVar(&o.writeRetries, "write-retries", "", "retry this patch if its outcome is unknown: off or retries (only this flag enables patch retries; check the operations are safe to apply twice)")
 	return c
+}
+
+// checkIfMatch refuses an --if-match that says nothing. An empty or blank etag is
+// what `--if-match "$ETAG"` becomes when ETAG is unset, and sent as it is the write
+// would carry no condition at all: the unconditional write the flag was there to
+// prevent. It is checked before anything is read or sent.
+func (o *itemOptions) checkIfMatch(c *cobra.Command, _ []string) error {
+	if !c.Flags().Changed("if-match") || strings.TrimSpace(o.ifMatch) != "" {
+		return nil
+	}
+	verb := c.Name()
+	return usageErrorf("--if-match is empty (an unset variable?): give the item's etag, the \"etag\" of `cosmosctl read ID --pk VALUE -o json`, or leave --if-match out to %s whatever is stored", verb)
 }
 
 // run resolves settings, connects, executes the operation and prints the result.
@@ -284,6 +300,13 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 		return err
 	}
 	res, err := sess.client.Execute(ctx, op)
+	if o.conn.flags.Changed("pk") {
+		err = withPartitionKeyHint(err, o.pk, op.PartitionKey, func() bool {
+			_, cerr := sess.client.PartitionKeyDefinition(ctx, op.Database, op.Container)
+			status, _, _ := cosmos.Status(cerr)
+			return status != 404
+		})
+	}
 	return o.render(io, sess, res, interruptedDuring(res, err))
 }
 
@@ -292,6 +315,7 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 		obj := output.ResultJSON(res, err)
 		if r, ok := obj.(*output.ResultObject); ok {
 			classifyFailure(r.Error, err)
+			addHint(r.Error, err)
 		}
 		if werr := output.WriteJSON(io.Out, obj); werr != nil {
 			return werr

@@ -170,6 +170,7 @@ func newDBLsCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.noContainer = true // a database command names its database itself
 	return c
 }
 
@@ -182,6 +183,9 @@ func newDBShowCmd(io *IOStreams) *cobra.Command {
 		Example: "  cosmosctl db show app",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			// A database named needs nothing announced but the key; the profile's (or
+			// an emulator's only one) is the one shown otherwise.
+			o.conn.noContainer, o.conn.databaseOnly = len(args) > 0, len(args) == 0
 			r, err := o.connect(c.Context(), io)
 			if err != nil {
 				return err
@@ -238,13 +242,16 @@ that throughput (a container created with its own keeps its own).
 			if err := json.Unmarshal(resp.Body, &d); err != nil {
 				return fmt.Errorf("the account's answer to the create is not a database: %v", err)
 			}
-			out := output.DatabaseInfo{ID: d.ID, RID: d.RID}
+			// The create's answer is the database alone: what it was given is its
+			// offer, read back as db show reads it (as the SDKs' ReadThroughput does).
+			out := output.DatabaseInfo{ID: d.ID, RID: d.RID, Throughput: r.createdThroughput(c.Context(), d.RID, "database "+d.ID, true)}
 			return r.print(out, func() error {
 				return output.WriteDatabases(io.Out, io.outStyles(o.conn.noColor), []output.DatabaseInfo{out})
 			})
 		},
 	}
 	o.conn.register(c)
+	o.conn.noContainer = true // a database command names its database itself
 	o.registerThroughput(c)
 	return c
 }
@@ -276,6 +283,7 @@ for the name to confirm; otherwise --yes is needed (exit 2 without it).
 		},
 	}
 	o.conn.register(c)
+	o.conn.noContainer = true // a database command names its database itself
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
 	return c
 }
@@ -412,6 +420,17 @@ func (r *resourceRun) throughputOfOne(ctx context.Context, rid, resource string,
 		return throughputOf(nil, rid, resource, isDB), err
 	}
 	return throughputOf([]offer{*of}, rid, resource, isDB), nil
+}
+
+// createdThroughput is the throughput of a resource just created, read back; nil (null:
+// not known) with a warning when it cannot be read, since the create itself succeeded.
+func (r *resourceRun) createdThroughput(ctx context.Context, rid, resource string, isDB bool) *output.ThroughputInfo {
+	tp, err := r.throughputOfOne(ctx, rid, resource, isDB)
+	if err != nil {
+		fmt.Fprintf(r.io.ErrOut, "warning: %s was created, but its throughput could not be read: %v\n", resource, oneLine(err.Error()))
+		return nil
+	}
+	return tp
 }
 
 // throughputOf is the throughput of the resource with _rid rid, from its offer; a

@@ -29,7 +29,13 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	out := &countingWriter{w: streams.Out}
 	s.Out = out
 	io := &s
+	quiet, qerr := quietFromEnv(getenv)
+	io.quiet = quiet
 	root := NewRootCmd(io)
+	if qerr != nil {
+		fmt.Fprintln(io.ErrOut, "Error: "+qerr.Error())
+		return ExitUsage
+	}
 	args = commandFirst(root, args)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
@@ -129,6 +135,7 @@ incident can be rehearsed on one machine.`,
 		// completion is cosmosctl's own command, with install instructions per shell.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	root.PersistentFlags().BoolVarP(&io.quiet, "quiet", "q", io.quiet, "print no notices on stderr (what the command assumed, that it resumes): warnings and errors only ($COSMOSCTL_QUIET=1)")
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)

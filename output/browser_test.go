@@ -246,7 +246,7 @@ func TestCDFSVGTextFitsInABrowser(t *testing.T) {
 	doc := `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0">`
 	for i, tc := range chartLayoutCases {
 		var b bytes.Buffer
-		if err := WriteCDFSVG(&b, tc.series, tc.title); err != nil {
+		if err := WriteCDFSVG(&b, tc.series, tc.title, 0); err != nil {
 			t.Fatal(err)
 		}
 		svgs[i] = b.Bytes()

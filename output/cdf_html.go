@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"time"
 )
 
 // ChartPage is a latency comparison as one self-contained HTML page: a heading, the
@@ -29,6 +30,8 @@ type ChartPage struct {
 	// Notes follow the table.
 	Notes  []string
 	Series []Series
+	// TargetP99 draws the target p99 on the chart (0: none).
+	TargetP99 time.Duration
 }
 
 //go:embed cdf_page.html.tmpl
@@ -68,7 +71,7 @@ type hoverSeries struct {
 // WriteCDFHTML writes page. Every text in it is escaped (html/template).
 func WriteCDFHTML(w io.Writer, page ChartPage) error {
 	// The page has its heading: the chart goes without its title.
-	l := layoutCDF(page.Series, "", pagePlotW)
+	l := layoutCDF(page.Series, cdfOptions{plotW: pagePlotW, target: page.TargetP99, legendBelow: true})
 	colors := map[string]string{}
 	for i, s := range page.Series {
 		colors[s.Name] = seriesColor(i)
@@ -114,9 +117,10 @@ func WriteCDFHTML(w io.Writer, page ChartPage) error {
 		Chart       template.HTML
 		ChartWidth  float64
 		Hover       hoverData
+		TargetLabel string
 	}{
 		ChartPage: page, HeaderCells: header, TableRows: rows,
 		// The SVG escapes its own text (xmlEscape).
-		Chart: template.HTML(l.svg(page.Series)), ChartWidth: l.width, Hover: data,
+		Chart: template.HTML(l.svg(page.Series)), ChartWidth: l.width, Hover: data, TargetLabel: HumanDuration(page.TargetP99),
 	})
 }

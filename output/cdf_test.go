@@ -45,7 +45,7 @@ func TestCDFChartPlacesEachSeriesAndLabelsTheAxes(t *testing.T) {
 
 func TestCDFSVGIsWellFormed(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteCDFSVG(&b, series(), "brownout <test>"); err != nil {
+	if err := WriteCDFSVG(&b, series(), "brownout <test>", 0); err != nil {
 		t.Fatal(err)
 	}
 	dec := xml.NewDecoder(&b)
@@ -186,7 +186,7 @@ func TestCDFSVGTextStaysInsideTheImage(t *testing.T) {
 	for _, tc := range chartLayoutCases {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteCDFSVG(&b, tc.series, tc.title); err != nil {
+			if err := WriteCDFSVG(&b, tc.series, tc.title, 0); err != nil {
 				t.Fatal(err)
 			}
 			width, height, texts, polylines := parseSVG(t, b.Bytes())

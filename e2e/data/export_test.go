@@ -477,9 +477,9 @@ func TestExportProgressJSONAndTheRUCap(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	capped, _ := exportReportOf(t, r.ErrOut)
-	// The limiter starts with a second's worth and lets the last page go on credit: at
-	// least (cost − cap − a page) / cap = 1 − 1/12 s; generous below that, unbounded
-	// above only by the test's own timeout.
+	// The limiter lets the first page go at once and the last on credit, and spends no
+	// more than the cap from its first second: at least (cost − 2 pages) / cap = 2 − 1/6 s;
+	// generous below that, unbounded above only by the test's own timeout.
 	if capped.Items != int64(len(items)) || took < 600*time.Millisecond {
 		t.Fatalf("capped at %.2f RU/s (the export costs %.2f RU): %d items in %s", capRU, free.RequestCharge, capped.Items, took)
 	}

@@ -4,8 +4,12 @@
 // service says it is over (429).
 //
 // It is a token bucket in request units with debt: a request may go while the balance
-// holds at least one request unit, and its charge, known only from the answer, is taken
-// afterwards (Spent). A 429 pauses every sender for the service's retry-after and
+// holds at least one request unit. Its charge is known only from the answer, so when it
+// goes it takes what requests have been costing (nothing known yet: one request unit),
+// and when its answer comes (Spent) the difference. The bucket holds at most a second's
+// worth, and starts with one request's: a job has no unused second before its start, so
+// its first second, like every other, spends no more than the cap (with many senders
+// the takings at send time keep them from all going on the same balance). A 429 pauses every sender for the service's retry-after and
 // lowers the rate to a fraction of what was measured; without throttling the rate climbs
 // back, 10 % a second compounded, up to the user's cap. The package reads time only
 // through a clock.Clock, so tests drive it deterministically.
@@ -76,7 +80,17 @@ type Limiter struct {
 	cur       int
 	slotStart time.Time
 	started   time.Time
+	// expected is what a request is expected to cost: the average of recent charges,
+	// 0 before the first (expectedCharge). owed counts the requests sent whose charge is not
+	// known yet, owedRU what was taken for them when they went.
+	expected float64
+	owed     int
+	owedRU   float64
 }
+
+// expectedWeight is the weight of the latest charge in expected, an exponentially
+// weighted average: a job's charges change with its items, not from one to the next.
+const expectedWeight = 0.2
 
 // New returns a limiter that allows at most maxPerSecond RU/s (0: no cap of the
 // user's; the limiter still slows down after 429s). A nil clock is the wall clock.
@@ -88,8 +102,10 @@ func New(maxPerSecond float64, clk clock.Clock) *Limiter {
 		maxPerSecond = 0
 	}
 	now := clk.Now()
-	return &Limiter{clk: clk, limit: maxPerSecond, rate: maxPerSecond, balance: maxPerSecond, base: maxPerSecond,
+	l := &Limiter{clk: clk, limit: maxPerSecond, rate: maxPerSecond, base: maxPerSecond,
 		last: now, slotStart: now, started: now}
+	l.balance = l.need() // one request's worth: see the package doc
+	return l
 }
 
 // Wait blocks until the next request may be sent: no retry-after pause is in force and
@@ -110,10 +126,16 @@ func (l *Limiter) Wait(ctx context.Context) error {
 				d = time.Millisecond
 			}
 		}
-		l.mu.Unlock()
 		if d <= 0 {
-			return ctx.Err()
+			if err := ctx.Err(); err != nil {
+				l.mu.Unlock()
+				return err
+			}
+			l.take()
+			l.mu.Unlock()
+			return nil
 		}
+		l.mu.Unlock()
 		t := l.clk.NewTimer(d)
 		select {
 		case <-ctx.Done():
@@ -128,9 +150,21 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // costs (or the whole bucket when the rate is below 1 RU/s).
 func (l *Limiter) need() float64 { return min(minCharge, l.rate) }
 
-// Spent takes a request's charge, once its answer has arrived.
+// take takes what a request is expected to cost from the balance as it goes.
+func (l *Limiter) take() {
+	if l.rate <= 0 {
+		return
+	}
+	e := l.expectedCharge()
+	l.balance -= e
+	l.owed++
+	l.owedRU += e
+}
+
+// Spent takes a request's charge, once its answer has arrived: the difference between
+// the charge and what was taken when it went (a charge of 0 gives that back).
 func (l *Limiter) Spent(ru float64) {
-	if ru <= 0 || math.IsNaN(ru) || math.IsInf(ru, 0) {
+	if ru < 0 || math.IsNaN(ru) || math.IsInf(ru, 0) {
 		return
 	}
 	l.mu.Lock()
@@ -139,9 +173,33 @@ func (l *Limiter) Spent(ru float64) {
 	l.refill(now)
 	l.advanceSlots(now)
 	l.slots[l.cur] += ru
-	if l.rate > 0 {
-		l.balance -= ru
+	taken := 0.0
+	if l.owed > 0 {
+		taken = l.owedRU / float64(l.owed)
+		l.owed--
+		l.owedRU -= taken
+		if l.owed == 0 {
+			l.owedRU = 0 // no rounding left behind
+		}
 	}
+	if l.rate > 0 {
+		l.balance = min(l.balance-(ru-taken), l.rate)
+	}
+	switch {
+	case ru == 0:
+	case l.expected == 0:
+		l.expected = ru
+	default:
+		l.expected += expectedWeight * (ru - l.expected)
+	}
+}
+
+// expectedCharge is what the next request is expected to cost.
+func (l *Limiter) expectedCharge() float64 {
+	if l.expected == 0 {
+		return minCharge
+	}
+	return l.expected
 }
 
 // Throttled records a 429: every sender pauses for retryAfter, and, unless a decrease

@@ -50,19 +50,19 @@ func TestAnUnlimitedLimiterNeverWaits(t *testing.T) {
 	}
 }
 
-func TestTheCapAllowsOneSecondsWorthThenPaysTheDebtOffAtTheRate(t *testing.T) {
+func TestARequestTakesWhatRequestsCostAndItsAnswerTheDifference(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	l := New(100, clk)
-	// A second's worth goes at once.
-	for range 10 {
-		if err := l.Wait(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		l.Spent(10)
+	// The bucket starts with one request's worth: the first goes at once, taking the
+	// one request unit a request is assumed to cost before any answer says otherwise.
+	if err := l.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	// The balance is 0: the next request waits until 1 RU has been earned (10 ms).
-	waitAfter(t, l, clk, 10*time.Millisecond)
-	// A 50 RU charge takes the balance to -49: half a second until 1 RU is there again.
+	// It cost 10: the balance is -9, and 10 RU are needed before the next goes (100 ms).
+	l.Spent(10)
+	waitAfter(t, l, clk, 100*time.Millisecond)
+	// That one took 10 as it went; costing 50, it leaves the balance at -49: half a
+	// second until 1 RU is there again.
 	l.Spent(50)
 	waitAfter(t, l, clk, 500*time.Millisecond)
 }
@@ -89,8 +89,8 @@ func TestSpendingAtTheCapForTenSecondsSpendsTheCap(t *testing.T) {
 		l.Spent(5)
 		spent += 5
 	}
-	// 10 s at 200 RU/s plus the first second's burst, give or take one request.
-	if want := 200*10 + 200.0; math.Abs(spent-want) > 10 {
+	// 10 s at 200 RU/s, give or take one request: no burst at the start.
+	if want := 200 * 10.0; math.Abs(spent-want) > 10 {
 		t.Fatalf("spent %.0f RU in 10 s at a cap of 200 RU/s, want ≈%.0f", spent, want)
 	}
 }
