@@ -121,17 +121,22 @@ func newConfigCmd(io *IOStreams) *cobra.Command {
 // to an account takes them; `config show` takes them too, to show what such a command
 // would use.
 type settingsFlags struct {
-	profile, endpoint, keyFile, database, container, output string
-	connectionMode, auth, aadTokenFile                      string
-	preferredRegions, excludeRegions                        []string
-	e2eTimeout, attemptTimeout                              time.Duration
-	noHealthMemory                                          bool
+	profile, endpoint, keyFile, database, container string
+	connectionMode, auth, aadTokenFile              string
+	preferredRegions, excludeRegions                []string
+	e2eTimeout, attemptTimeout                      time.Duration
+	noHealthMemory                                  bool
+	// format is -o, --jq and --no-headers; the settings give -o its default
+	// (COSMOSCTL_OUTPUT, the profile's output).
+	format formatFlags
 	// hedge is set on commands that take the hedging flags (reads, config show).
 	hedge *hedgeFlags
 	// writeRetryFlag is the --write-retries value of a write command that was given one.
 	writeRetryFlag *string
-	// noFormat leaves out --output/-o (the output format): export's --output is its file.
+	// noFormat leaves out the format flags: the command registers its own.
 	noFormat bool
+	// formats are what the command prints (default: table and json).
+	formats []string
 }
 
 // withHedging registers the hedging flags too.
@@ -154,7 +159,11 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, query pages 10s→20s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
 	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
 	if !s.noFormat {
-		f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+		formats := s.formats
+		if formats == nil {
+			formats = []string{config.OutputTable, config.OutputJSON}
+		}
+		s.format.register(f, formats...)
 	}
 	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
@@ -197,8 +206,8 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	if f.Changed("e2e-timeout") {
 		fl.E2ETimeout = &s.e2eTimeout
 	}
-	if f.Changed("output") && !s.noFormat {
-		fl.Output = &s.output
+	if v := s.format.explicit(); v != "" && !s.noFormat {
+		fl.Output = &v
 	}
 	if f.Changed("attempt-timeout") {
 		fl.AttemptTimeout = &s.attemptTimeout
@@ -240,7 +249,8 @@ func newConfigPathCmd(io *IOStreams) *cobra.Command {
 
 // configListOptions are the flags of `config list`.
 type configListOptions struct {
-	Output string
+	format formatFlags
+	Output string // the format, once settled
 }
 
 func newConfigListCmd(io *IOStreams) *cobra.Command {
@@ -248,17 +258,12 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list",
 		Short:   "List the profiles in the config file, marking the default",
-		Example: "  cosmosctl config list\n  cosmosctl config list -o json | jq -r '.profiles[].name'",
+		Example: "  cosmosctl config list\n  cosmosctl config list --jq '.profiles[].name'",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !c.Flags().Changed("output") {
-				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
-					opts.Output = v
-				}
-			}
-			opts.Output = strings.ToLower(opts.Output)
-			if opts.Output != config.OutputTable && opts.Output != config.OutputJSON && (c.Flags().Changed("output") || opts.Output != config.OutputNDJSON) {
-				return usageErrorf("--output must be table or json, not %q", opts.Output)
+			var err error
+			if opts.Output, err = opts.format.apply(io, envFormat()); err != nil {
+				return err
 			}
 			path, err := config.Path(os.LookupEnv)
 			if err != nil {
@@ -267,7 +272,7 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 			return runConfigList(io, opts, path)
 		},
 	}
-	c.Flags().StringVarP(&opts.Output, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	opts.format.register(c.Flags(), config.OutputTable, config.OutputJSON, config.OutputTSV)
 	return c
 }
 
@@ -351,14 +356,24 @@ container, with the source "announced by the cosmosctl emulator at URL".`,
   COSMOSCTL_PREFERRED_REGIONS="West US,East US" cosmosctl config show`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := flags.format.check(io); err != nil {
+				return err
+			}
 			st, err := flags.resolve(c.Flags())
 			if err != nil {
 				return err
 			}
-			return runConfigShow(io, announcedForShow(c.Context(), st))
+			// The output setting is shown as a command would use it; this one's own
+			// format may differ (--jq, or a tsv a command without tables does not take).
+			format, err := flags.format.apply(io, st.Output)
+			if err != nil {
+				return err
+			}
+			return runConfigShow(io, announcedForShow(c.Context(), st), format)
 		},
 	}
 	flags.register(c.Flags())
+	flags.format.add(config.OutputTSV)
 	flags.withHedging(c.Flags())
 	return c
 }
@@ -436,10 +451,10 @@ func hedgingModeRow(st config.Settings, r shownSetting) shownSetting {
 	return r
 }
 
-func runConfigShow(io *IOStreams, st config.Settings) error {
+func runConfigShow(io *IOStreams, st config.Settings, format string) error {
 	printConfigWarnings(io, st.Warnings)
 	rows := shownSettings(st)
-	if config.JSONOutput(st.Output) {
+	if config.JSONOutput(format) {
 		settings := map[string]shownSetting{}
 		for _, r := range rows {
 			settings[r.jsonName] = r

@@ -105,7 +105,8 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	}
 	var ue *UsageError
-	if errors.As(err, &ue) {
+	var je *jqError
+	if errors.As(err, &ue) || errors.As(err, &je) {
 		return ExitUsage
 	}
 	var tb *ThresholdBreachError

@@ -89,6 +89,32 @@ func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
 	return config.JSONOutput(config.ProfileOutput(profile, os.LookupEnv))
 }
 
+// failureAsLine says whether a failure printed as JSON is one line: when stdout is a
+// stream of JSON lines (-o ndjson, a command whose JSON is NDJSON), so that the
+// stream stays one JSON value a line whatever comes after it.
+func failureAsLine(c *cobra.Command, io *IOStreams, args []string) bool {
+	if io.output != "" {
+		return io.stream
+	}
+	v, ok := outputArg(args)
+	if !ok {
+		v = os.Getenv("COSMOSCTL_OUTPUT")
+	}
+	v = strings.ToLower(strings.TrimSpace(v))
+	if c != nil {
+		if f := c.Flags().Lookup("output"); f != nil && len(f.Annotations[streamAnnotation]) > 0 {
+			return true // its JSON is a stream whatever -o says
+		}
+	}
+	return v == config.OutputNDJSON
+}
+
+// jqArg says whether --jq was among args, for a failure before the flags were parsed.
+func jqArg(args []string) bool {
+	_, ok := flagArg(args, "jq", "")
+	return ok
+}
+
 // outputArg is the last -o/--output value among args, in any of pflag's spellings.
 func outputArg(args []string) (value string, ok bool) { return flagArg(args, "output", "o") }
 

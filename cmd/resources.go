@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -170,6 +171,7 @@ func newDBLsCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	return c
 }
 
@@ -206,6 +208,7 @@ func newDBShowCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	return c
 }
 
@@ -245,6 +248,7 @@ that throughput (a container created with its own keeps its own).
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	o.registerThroughput(c)
 	return c
 }
@@ -280,9 +284,16 @@ for the name to confirm; otherwise --yes is needed (exit 2 without it).
 	return c
 }
 
+// deletedJSON is what `db delete` and `container delete` print with -o json.
+type deletedJSON struct {
+	// Deleted is what was deleted: database or container.
+	Deleted string `json:"deleted"`
+	ID      string `json:"id"`
+}
+
 func (r *resourceRun) printDeleted(kind, name string) error {
 	if r.json() {
-		return output.WriteJSON(r.io.Out, map[string]any{"deleted": kind, "id": name})
+		return output.WriteJSON(r.io.Out, deletedJSON{Deleted: kind, ID: name})
 	}
 	fmt.Fprintf(r.io.ErrOut, "deleted %s %s\n", kind, name)
 	return nil

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -126,7 +125,7 @@ func resolveBuildInfo(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo) b
 }
 
 func newVersionCmd(io *IOStreams) *cobra.Command {
-	var outputFlag string
+	var formats formatFlags
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, build date, Go version and platform",
@@ -140,23 +139,18 @@ not known is "unknown" in the table and "" in JSON.
   cosmosctl version -o json | jq -r .version`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !c.Flags().Changed("output") {
-				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
-					outputFlag = v
-				}
-			}
-			outputFlag = strings.ToLower(strings.TrimSpace(outputFlag))
-			if outputFlag != config.OutputTable && outputFlag != config.OutputJSON {
-				return usageErrorf("--output must be table or json, not %q", outputFlag)
+			format, err := formats.apply(io, envFormat())
+			if err != nil {
+				return err
 			}
 			bi, ok := debug.ReadBuildInfo()
 			if !ok {
 				bi = nil
 			}
-			return printVersion(io, resolveBuildInfo(version, commit, date, bi), outputFlag == config.OutputJSON)
+			return printVersion(io, resolveBuildInfo(version, commit, date, bi), config.JSONOutput(format))
 		},
 	}
-	c.Flags().StringVarP(&outputFlag, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	formats.register(c.Flags(), config.OutputTable, config.OutputJSON)
 	return c
 }
 

@@ -14,17 +14,17 @@ import (
 
 // RegionInfo is one region of the account as an operator sees it.
 type RegionInfo struct {
-	Name     string `json:"name"`
+	Name     string `json:"-"`
 	Endpoint string `json:"endpoint"`
 	Write    bool   `json:"write"`
 	// ReadRank and WriteRank are the region's place in the effective read and write
 	// order for the current settings (1 = first), 0 when it is not used.
-	ReadRank  int    `json:"read_rank"`
-	WriteRank int    `json:"write_rank"`
+	ReadRank  int    `json:"-"`
+	WriteRank int    `json:"-"`
 	Note      string `json:"note"`
 	// Latency of one GET / to the regional endpoint; Error when it did not answer.
 	Latency time.Duration `json:"-"`
-	Status  int           `json:"status_code"`
+	Status  int           `json:"-"`
 	Error   string        `json:"error,omitempty"`
 }
 
@@ -111,14 +111,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// MarshalJSON adds the latency with its unit.
-func (r RegionInfo) MarshalJSON() ([]byte, error) {
-	type plain RegionInfo
-	return marshalJSON(struct {
-		plain
-		LatencyMs float64 `json:"latency_ms"`
-	}{plain(r), ms(r.Latency)})
-}
 
 // Derive returns a client that shares this one's endpoint, transport, clock and cached
 // account topology, with its own preferred regions and retry policy. Probes use it to

@@ -50,7 +50,7 @@ var summaryColumns = []Column{
 func summaryCells(st Styles, s workload.Summary) []string {
 	lat := func(v float64) string {
 		if s.Count == 0 {
-			return st.sym().dash
+			return st.None()
 		}
 		return HumanDuration(msDuration(v))
 	}

@@ -74,7 +74,7 @@ func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage) error {
 	for i, n := range names {
 		cols[i] = Column{Header: n, Name: n, Key: i == 0, Priority: len(names) - i, Min: minQueryCell}
 	}
-	dash := st.Faint(st.sym().dash)
+	dash := st.Faint(st.None())
 	t := NewTableOf(w, st, cols...)
 	for _, r := range rows {
 		cells := make([]string, len(names))
