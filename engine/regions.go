@@ -111,7 +111,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-
 // Derive returns a client that shares this one's endpoint, transport, clock and cached
 // account topology, with its own preferred regions and retry policy. Probes use it to
 // send requests that are never retried, so that every 429 and 503 is counted.
