@@ -191,7 +191,10 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		return changesError(err)
 	}
 	defer feed.Close()
-	r := &changesRun{o: o, io: io, feed: feed, start: time.Now(), ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	// Off a terminal the changes are NDJSON unless a format was asked for (-o, or
+	// COSMOSCTL_OUTPUT or the profile's output).
+	asked := o.conn.flags.Changed("output") || sess.settings.Source("output") != config.SourceDefault
+	r := &changesRun{o: o, io: io, feed: feed, start: time.Now(), ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.

@@ -258,7 +258,7 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list",
 		Short:   "List the profiles in the config file, marking the default",
-		Example: "  cosmosctl config list\n  cosmosctl config list --jq '.profiles[].name'",
+		Example: "  cosmosctl config list\n  cosmosctl config list --jq '.profiles[].profile'",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var err error
@@ -301,12 +301,7 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 			Endpoint: endpoint, Database: p.Database, Container: p.Container})
 	}
 	if config.JSONOutput(opts.Output) {
-		return printJSON(io, struct {
-			ConfigFile     string          `json:"config_file"`
-			Exists         bool            `json:"exists"`
-			DefaultProfile string          `json:"default_profile"`
-			Profiles       []listedProfile `json:"profiles"`
-		}{path, f.Exists, f.DefaultProfile, profiles})
+		return printJSON(io, configListJSONOf(path, f.Exists, f.DefaultProfile, profiles))
 	}
 	if !f.Exists {
 		fmt.Fprintf(io.ErrOut, "no config file at %s: create a profile with `cosmosctl config set --profile NAME endpoint URL`\n", path)
@@ -319,7 +314,8 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 	}
 	// On a narrow terminal the endpoint shortens to its host, the container and then
 	// the database go, and the endpoint is cut.
-	t := output.NewTableOf(io.Out, io.outStyles(true),
+	st := io.outStyles(true)
+	t := output.NewTableOf(io.Out, st,
 		output.Column{Header: "DEFAULT", Key: true},
 		output.Column{Header: "PROFILE", Key: true, Priority: 9, Min: 12},
 		output.Column{Header: "ENDPOINT", Key: true, Priority: 8, Min: 20, Abbrev: output.EndpointHost},
@@ -331,7 +327,7 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 		if p.Default {
 			mark = "*"
 		}
-		t.Append(mark, p.Name, dashIfEmpty(p.Endpoint), dashIfEmpty(p.Database), dashIfEmpty(p.Container))
+		t.Append(mark, p.Name, orNone(st, p.Endpoint), orNone(st, p.Database), orNone(st, p.Container))
 	}
 	return t.Render()
 }
@@ -384,8 +380,8 @@ type shownSetting struct {
 	name     string // as in the config file
 	jsonName string
 	text     string // for the table
-	Value    any    `json:"value"`
-	Source   string `json:"source"`
+	Value    any
+	Source   string
 }
 
 func shownSettings(st config.Settings) []shownSetting {
@@ -393,10 +389,11 @@ func shownSettings(st config.Settings) []shownSetting {
 		return shownSetting{name: name, jsonName: name, text: text, Value: value, Source: st.Source(name)}
 	}
 	dur := func(name string, d time.Duration) shownSetting {
-		r := row(name, float64(d)/float64(time.Millisecond), "")
+		r := row(name, nil, "")
 		r.jsonName = name + "_ms"
 		if d > 0 {
 			r.text = d.String()
+			r.Value = float64(d) / float64(time.Millisecond)
 		}
 		return r
 	}
@@ -405,14 +402,16 @@ func shownSettings(st config.Settings) []shownSetting {
 		key.Source = st.KeySource
 	}
 	h := st.Hedging
-	budget := row("hedging.budget", h.BudgetPercent, "")
+	budget := row("hedging.budget", nil, "")
 	budget.jsonName = "hedging.budget_percent"
 	if st.Source("hedging.budget") != config.SourceDefault {
 		budget.text = fmt.Sprintf("%g%%", h.BudgetPercent)
+		budget.Value = h.BudgetPercent
 	}
-	maxRegions := row("hedging.max_regions", h.MaxRegions, "")
+	maxRegions := row("hedging.max_regions", nil, "")
 	if h.MaxRegions > 0 {
 		maxRegions.text = fmt.Sprint(h.MaxRegions)
+		maxRegions.Value = h.MaxRegions
 	}
 	// The token file's path only: the token is a bearer credential, shown nowhere.
 	tokenFile := row("aad_token_file", st.AADTokenFile, st.AADTokenFile)
@@ -455,26 +454,19 @@ func runConfigShow(io *IOStreams, st config.Settings, format string) error {
 	printConfigWarnings(io, st.Warnings)
 	rows := shownSettings(st)
 	if config.JSONOutput(format) {
-		settings := map[string]shownSetting{}
-		for _, r := range rows {
-			settings[r.jsonName] = r
-		}
-		if err := printJSON(io, struct {
-			ConfigFile string                  `json:"config_file"`
-			Configured bool                    `json:"configured"`
-			Settings   map[string]shownSetting `json:"settings"`
-		}{st.ConfigFile, st.Configured(), settings}); err != nil {
+		if err := printJSON(io, configShowJSONOf(st.ConfigFile, st.Configured(), rows)); err != nil {
 			return err
 		}
 	} else {
 		// On a narrow terminal the source, then the value, are cut.
-		t := output.NewTableOf(io.Out, io.outStyles(true),
+		ost := io.outStyles(true)
+		t := output.NewTableOf(io.Out, ost,
 			output.Column{Header: "SETTING", Key: true},
 			output.Column{Header: "VALUE", Key: true, Priority: 8, Min: 16},
 			output.Column{Header: "SOURCE", Key: true, Priority: 7, Min: 12},
 		).Gap(2)
 		for _, r := range rows {
-			t.Append(r.name, dashIfEmpty(r.text), r.Source)
+			t.Append(r.name, orNone(ost, r.text), r.Source)
 		}
 		if err := t.Render(); err != nil {
 			return err
@@ -646,6 +638,14 @@ func printConfigWarnings(io *IOStreams, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintln(io.ErrOut, "warning: "+w)
 	}
+}
+
+// orNone is s, or what a table shows for no value ("-" drawn, nothing in TSV).
+func orNone(st output.Styles, s string) string {
+	if s == "" && st.TSV {
+		return ""
+	}
+	return dashIfEmpty(s)
 }
 
 func dashIfEmpty(s string) string {

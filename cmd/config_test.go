@@ -294,9 +294,9 @@ func TestConfigListMarksTheDefault(t *testing.T) {
 	}
 	code, out, _ = runConfigCmd("", "config", "list", "-o", "json")
 	var listed struct {
-		ConfigFile     string          `json:"config_file"`
-		DefaultProfile string          `json:"default_profile"`
-		Profiles       []listedProfile `json:"profiles"`
+		ConfigFile     string              `json:"config_file"`
+		DefaultProfile string              `json:"default_profile"`
+		Profiles       []configListProfile `json:"profiles"`
 	}
 	if err := json.Unmarshal([]byte(out), &listed); code != ExitOK || err != nil || listed.ConfigFile != path ||
 		listed.DefaultProfile != "prod" || len(listed.Profiles) != 2 || !listed.Profiles[0].Default {

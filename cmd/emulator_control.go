@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
@@ -22,8 +22,11 @@ import (
 type controlOptions struct {
 	Endpoint string
 	KeyFile  string
-	Output   string
-	cmd      *cobra.Command // whose stderr gets the key file's permission warning
+	// Output is the format, once settled (table or json): -o, --jq, COSMOSCTL_OUTPUT.
+	Output string
+	format formatFlags
+	io     *IOStreams
+	cmd    *cobra.Command // whose stderr gets the key file's permission warning
 }
 
 func (o *controlOptions) addFlags(c *cobra.Command) {
@@ -34,12 +37,20 @@ func (o *controlOptions) addFlags(c *cobra.Command) {
 	}
 	c.Flags().StringVar(&o.Endpoint, "endpoint", def, "the emulator's global endpoint ($COSMOSCTL_EMULATOR_ENDPOINT)")
 	c.Flags().StringVar(&o.KeyFile, "key-file", "", "file holding the emulator's key (default: $COSMOSCTL_KEY, else the well-known emulator key)")
-	c.Flags().StringVarP(&o.Output, "output", "o", "text", "text or json")
+	o.format.textAlias = true
+	o.format.register(c.Flags(), config.OutputTable, config.OutputJSON)
+}
+
+// tables declares that the command prints a table, and so -o tsv too.
+func (o *controlOptions) tables() *controlOptions {
+	o.format.add(config.OutputTSV)
+	return o
 }
 
 func (o *controlOptions) client() (*emulator.ControlClient, error) {
-	if o.Output != "text" && o.Output != "json" {
-		return nil, usageErrorf("--output must be text or json, not %q", o.Output)
+	var err error
+	if o.Output, err = o.format.apply(o.io, envFormat()); err != nil {
+		return nil, err
 	}
 	if !strings.HasPrefix(o.Endpoint, "http://") && !strings.HasPrefix(o.Endpoint, "https://") {
 		return nil, usageErrorf("--endpoint %q must be a URL such as http://127.0.0.1:8081", o.Endpoint)
@@ -66,14 +77,10 @@ func (o *controlOptions) client() (*emulator.ControlClient, error) {
 	return c, nil
 }
 
-func printJSON(io *IOStreams, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(io *IOStreams, v any) error { return output.WriteJSON(io.Out, v) }
 
 func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "status",
 		Short:   "Show a running emulator's regions, latencies and faults",
@@ -88,8 +95,8 @@ func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "account\t%s\n", st.Account)
@@ -137,7 +144,7 @@ func orAll(op string) string {
 }
 
 func printFaults(io *IOStreams, rules []faults.Rule) error {
-	if len(rules) == 0 {
+	if len(rules) == 0 && !io.tsv {
 		fmt.Fprintln(io.Out, "no fault rules")
 		return nil
 	}
@@ -202,7 +209,7 @@ func faultWindow(r faults.Rule) string {
 }
 
 func newEmulatorFailoverCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:   "failover REGION",
 		Short: "Make REGION the write region of a running emulator",
@@ -220,8 +227,8 @@ makes SDKs re-read the account and follow.`,
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, acct)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorFailoverOf(acct))
 			}
 			fmt.Fprintf(io.Out, "write region is now %s\n", acct.WritableLocations[0].Name)
 			return nil
@@ -232,7 +239,7 @@ makes SDKs re-read the account and follow.`,
 }
 
 func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var lag time.Duration
 	c := &cobra.Command{
 		Use:     "replication",
@@ -254,8 +261,8 @@ func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			fmt.Fprintf(io.Out, "replication lag is now %s\n", st.ReplicationLag)
 			return nil
@@ -267,7 +274,7 @@ func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
 }
 
 func newEmulatorEnforceThroughputCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:   "enforce-throughput on|off",
 		Short: "Turn throttling by provisioned throughput on or off in a running emulator",
@@ -296,8 +303,8 @@ bookkeeping only. ` + "`cosmosctl emulator status`" + ` counts the requests thro
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			if st.EnforceThroughput {
 				fmt.Fprintln(io.Out, "throughput is now enforced: 429/3200 once a range's share of its container's RU/s is spent")
@@ -312,7 +319,7 @@ bookkeeping only. ` + "`cosmosctl emulator status`" + ` counts the requests thro
 }
 
 func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var spec faults.LatencySpec
 	var fixed, min, max, p50, p99 time.Duration
 	c := &cobra.Command{
@@ -365,11 +372,8 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				if table == nil {
-					table = []faults.LatencyEntry{}
-				}
-				return printJSON(io, table)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, latencyTableJSON(table))
 			}
 			return printLatency(io, table)
 		},
@@ -384,6 +388,7 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 	fl.DurationVar(&p99, "p99", 0, "log-normal 99th percentile")
 	fl.Bool("none", false, "no added latency")
 	opts.addFlags(c)
+	opts.tables()
 	return c
 }
 
@@ -391,7 +396,7 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 // the emulator picks a region's own entry over the every-region one, and an exact
 // operation over its group.
 func printLatency(io *IOStreams, table []faults.LatencyEntry) error {
-	if len(table) == 0 {
+	if len(table) == 0 && !io.tsv {
 		fmt.Fprintln(io.Out, "no added latency")
 		return nil
 	}
@@ -420,7 +425,7 @@ func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {
 }
 
 func newFaultAddCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var r faults.Rule
 	var delay, retryAfter, after, forD time.Duration
 	c := &cobra.Command{
@@ -480,8 +485,8 @@ emulator's start, so that a scenario plays out the same way each run.)
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, added)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, faultOf(added))
 			}
 			fmt.Fprintf(io.Out, "added fault %s\n", added.ID)
 			return nil
@@ -504,7 +509,7 @@ emulator's start, so that a scenario plays out the same way each run.)
 }
 
 func newFaultListCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "list",
 		Short:   "List fault rules and how often each fired",
@@ -519,18 +524,19 @@ func newFaultListCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, rules)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, faultsJSON(rules))
 			}
 			return printFaults(io, rules)
 		},
 	}
 	opts.addFlags(c)
+	opts.tables()
 	return c
 }
 
 func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "remove ID",
 		Short:   "Remove one fault rule",
@@ -553,7 +559,7 @@ func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
 }
 
 func newFaultClearCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "clear",
 		Short:   "Remove every fault rule",

@@ -310,7 +310,9 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		if token != "" {
 			obj.Continuation = &token
 		}
-		obj.Unresumable = it.Unresumable()
+		if u := it.Unresumable(); u != "" {
+			obj.Unresumable = &u
+		}
 		classifyFailure(obj.Error, err)
 		if werr := output.WriteJSON(r.io.Out, obj); werr != nil {
 			return werr

@@ -60,6 +60,25 @@ type buildInfo struct {
 	Platform string `json:"platform"`
 }
 
+// versionJSON is `version -o json`: what is not known is null.
+type versionJSON struct {
+	Version  string  `json:"version"`
+	Commit   *string `json:"commit"`
+	Date     *string `json:"date"`
+	Go       string  `json:"go"`
+	Platform string  `json:"platform"`
+}
+
+func (b buildInfo) json() versionJSON {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return versionJSON{Version: b.Version, Commit: orNull(b.Commit), Date: orNull(b.Date), Go: b.Go, Platform: b.Platform}
+}
+
 // pseudoVersion matches a Go module pseudo-version (vX.0.0-20260102150405-abcdef123456,
 // vX.Y.Z-pre.0.20260102150405-abcdef123456, vX.Y.(Z+1)-0.20260102150405-abcdef123456),
 // which names the commit and its time: what `go install …@main` builds carry.
@@ -132,7 +151,7 @@ func newVersionCmd(io *IOStreams) *cobra.Command {
 		Long: `Print cosmosctl's version, the commit it was built from, the build date, the Go
 version and the platform. A release build has them from the release; a build by
 ` + "`go install`" + ` takes them from the module version and the Go build info; what is
-not known is "unknown" in the table and "" in JSON.
+not known is "unknown" in the table and null in JSON.
 
 -o json prints one object: {"version","commit","date","go","platform"}.`,
 		Example: `  cosmosctl version
@@ -156,7 +175,7 @@ not known is "unknown" in the table and "" in JSON.
 
 func printVersion(io *IOStreams, info buildInfo, asJSON bool) error {
 	if asJSON {
-		return printJSON(io, info)
+		return printJSON(io, info.json())
 	}
 	unknown := func(s string) string {
 		if s == "" {

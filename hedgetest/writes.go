@@ -2,11 +2,14 @@ package hedgetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -88,17 +91,55 @@ type WriteSummary struct {
 	Failed       int      `json:"failed"`
 	// Timeouts are the failures that ran out the end-to-end timeout.
 	Timeouts int `json:"timeouts"`
-	// WrittenByRegion is which regions took the writes, and how many each.
-	WrittenByRegion map[string]int `json:"written_by_region"`
+	// WrittenByRegion is which regions took the writes, and how many each (in JSON a
+	// list of records carrying the region: written_by_region).
+	WrittenByRegion map[string]int `json:"-"`
 	// The latency of every write, written or failed, from its start to its answer; and
-	// the longest a failed one took.
+	// the longest a failed one took (null with none).
 	P50Ms       float64 `json:"p50_ms"`
 	P99Ms       float64 `json:"p99_ms"`
 	MaxMs       float64 `json:"max_ms"`
-	FailedMaxMs float64 `json:"failed_max_ms"`
+	FailedMaxMs float64 `json:"-"`
 	// Errors are the distinct error messages of the failures, most frequent first.
 	Errors []WriteError `json:"errors"`
 }
+
+type writeSummaryFields WriteSummary
+
+// WriteSummaryJSON is a WriteSummary as JSON.
+type WriteSummaryJSON struct {
+	writeSummaryFields
+	WrittenByRegion []RegionWrites `json:"written_by_region"`
+	FailedMaxMs     *float64       `json:"failed_max_ms"`
+}
+
+// RegionWrites is how many writes one region took.
+type RegionWrites struct {
+	Region  string `json:"region"`
+	Written int    `json:"written"`
+}
+
+// MarshalJSON writes the summary as WriteSummaryJSON.
+func (s WriteSummary) MarshalJSON() ([]byte, error) {
+	j := WriteSummaryJSON{writeSummaryFields: writeSummaryFields(s), WrittenByRegion: []RegionWrites{}}
+	for _, r := range slices.Sorted(maps.Keys(s.WrittenByRegion)) {
+		j.WrittenByRegion = append(j.WrittenByRegion, RegionWrites{Region: r, Written: s.WrittenByRegion[r]})
+	}
+	if s.Failed > 0 {
+		v := s.FailedMaxMs
+		j.FailedMaxMs = &v
+	}
+	if j.Errors == nil {
+		j.Errors = []WriteError{}
+	}
+	if j.WriteRegions == nil {
+		j.WriteRegions = []string{}
+	}
+	return json.Marshal(j)
+}
+
+// JSONSchemaAlias is the type the summary's JSON schema is generated from.
+func (WriteSummary) JSONSchemaAlias() any { return WriteSummaryJSON{} }
 
 // WriteError is one distinct error message and how many writes ended with it.
 type WriteError struct {
