@@ -106,7 +106,7 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 			return fixed("query\tthe query pipeline: every lasting item once (default)", "change-feed\ta snapshot of the change feed at the start")
 		}
 	case "progress":
-		if c.Name() == "export" {
+		if c.Name() == "export" || c.Name() == "import" {
 			return fixed("bar\ta bar on stderr (default on a terminal)", "json\tNDJSON events on stderr, then a report", "off\tnothing")
 		}
 	case "auth":

@@ -91,7 +91,7 @@ type faultJSON struct {
 	ID     string  `json:"id"`
 	Region *string `json:"region"`
 	// Operations are the operations and groups it matches; null for every one.
-	Operations []string `json:"operations"`
+	Operations []string `json:"operations" jsonschema:"nullable"`
 	Replica    *string  `json:"replica"`
 	// Probability is the chance a matching request is hit (1: every one).
 	Probability float64 `json:"probability"`

@@ -146,6 +146,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	o.conn.formats = []string{config.OutputNDJSON}
 	o.conn.register(c)
 	o.conn.format.streams()
+	o.conn.format.stdoutIsData()
 	o.conn.format.filtersItself = true
 	o.conn.withHedging(c.Flags())
 	f := c.Flags()
@@ -172,13 +173,27 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 // --output that is none of them is the file it named before --output-file (deprecated).
 var outputFormats = map[string]bool{config.OutputJSON: true, config.OutputTable: true, config.OutputNDJSON: true, config.OutputTSV: true, "text": true}
 
+// longOutputFlag says whether --output was spelt out among args (-o never named export's
+// file).
+func longOutputFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--output" || strings.HasPrefix(a, "--output=") {
+			return true
+		}
+	}
+	return false
+}
+
 // deprecatedOutputFile takes export's --output FILE, the file before -o/--output became
 // the format on every command, as --output-file FILE, for one release, with a warning.
 func (o *exportOptions) deprecatedOutputFile(io *IOStreams) error {
 	fl := o.conn.flags
 	v := o.conn.format.output
-	if !fl.Changed("output") || outputFormats[strings.ToLower(strings.TrimSpace(v))] {
-		return nil
+	if !fl.Changed("output") || outputFormats[strings.ToLower(strings.TrimSpace(v))] || !longOutputFlag(io.args) {
+		return nil // a format (or -o, which never named a file): checked as one
 	}
 	if v == "" {
 		return usageErrorf("--output is empty: the file is --output-file FILE (leave it out for stdout); -o/--output is the format, ndjson")
@@ -311,9 +326,6 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
-	// stdout is the items (a file, often): a failure is the line on stderr and the
-	// exit code, never a JSON object among the items.
-	io.output = config.OutputTable
 	sess, err := o.conn.connect(ctx, io, settings)
 	if err != nil {
 		return err

@@ -71,6 +71,14 @@ func classifyFailure(e *output.ErrorObject, err error) {
 // (a flag error can stop parsing before it), else COSMOSCTL_OUTPUT, else the output of
 // the profile the command would have used.
 func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
+	if io.dataOnly {
+		return false
+	}
+	if c != nil {
+		if f := c.Flags().Lookup("output"); f != nil && len(f.Annotations[dataAnnotation]) > 0 {
+			return false
+		}
+	}
 	if io.output != "" {
 		return config.JSONOutput(io.output)
 	}

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -28,6 +30,8 @@ type formatFlags struct {
 	// filtersItself says the command runs --jq itself (export, whose checkpoints count
 	// the bytes written): stdout gets no filter.
 	filtersItself bool
+	// dataOnly: stdout is the data, never a failure object (stdoutIsData).
+	dataOnly bool
 	// textAlias accepts "text" for table (what emulator commands called it), with a
 	// deprecation notice, for one release.
 	textAlias bool
@@ -40,6 +44,9 @@ type formatFlags struct {
 const (
 	formatsAnnotation = "cosmosctl_formats"
 	streamAnnotation  = "cosmosctl_stream"
+	// dataAnnotation marks a command whose stdout is its data whatever -o says
+	// (export's items): a failure is never a JSON object there.
+	dataAnnotation = "cosmosctl_data"
 )
 
 // register adds -o/--output, --jq and, for a command that prints tables, --no-headers.
@@ -78,6 +85,14 @@ func (f *formatFlags) describe() {
 	fl := f.fs.Lookup("output")
 	fl.Usage = orList(f.formats) + " ($COSMOSCTL_OUTPUT; default table)"
 	_ = f.fs.SetAnnotation("output", formatsAnnotation, f.formats)
+}
+
+// stdoutIsData marks a command whose stdout is its data (export's items, often
+// redirected to a file): a failure is the line on stderr and the exit code, never a
+// JSON object among the items.
+func (f *formatFlags) stdoutIsData() {
+	f.dataOnly = true
+	_ = f.fs.SetAnnotation("output", dataAnnotation, []string{"true"})
 }
 
 // streams marks the command's JSON as a stream of lines, -o json included.
@@ -124,6 +139,8 @@ func (f *formatFlags) check(io *IOStreams) error {
 // unsupported is the usage error of an -o the command does not print.
 func (f *formatFlags) unsupported(v string) error {
 	switch {
+	case len(f.formats) == 1:
+		return usageErrorf("--output must be %s, not %q: it is this command's only format", f.formats[0], f.output)
 	case v == config.OutputNDJSON && f.supports(config.OutputJSON):
 		return usageErrorf("--output ndjson streams records one a line (query, changes, probe, export); this command prints one result: use -o json")
 	case v == config.OutputTSV:
@@ -152,7 +169,7 @@ func (f *formatFlags) format(setting string) string {
 	}
 	if f.jq != "" && !config.JSONOutput(v) {
 		v = config.OutputJSON
-		if f.stream && f.supports(config.OutputNDJSON) && !f.supports(config.OutputJSON) {
+		if !f.supports(v) {
 			v = config.OutputNDJSON
 		}
 	}
@@ -174,6 +191,7 @@ func (f *formatFlags) apply(io *IOStreams, setting string) (string, error) {
 	io.tsv = v == config.OutputTSV
 	io.noHeaders = f.noHeaders
 	io.stream = v == config.OutputNDJSON || (f.stream && v == config.OutputJSON)
+	io.dataOnly = f.dataOnly
 	if f.jq != "" && io.jq == nil && !f.filtersItself {
 		code, err := compileJQ(f.jq)
 		if err != nil {
@@ -191,4 +209,16 @@ func (f *formatFlags) code() (*gojq.Code, error) {
 		return nil, nil
 	}
 	return compileJQ(f.jq)
+}
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&", as
+// every JSON cosmosctl prints (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -346,6 +346,12 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 	return nil
 }
 
+// healthResetJSON is `health reset -o json`.
+type healthResetJSON struct {
+	AccountEndpoint string        `json:"account_endpoint"`
+	Cleared         []clearedFile `json:"cleared"`
+}
+
 // clearedFile is one state file `health reset` cleared.
 type clearedFile struct {
 	State     string `json:"state"` // health, topology or adaptive
@@ -356,10 +362,7 @@ type clearedFile struct {
 
 func runHealthReset(io *IOStreams, st config.Settings, all bool) error {
 	files, ok := stateFilesOf(io, st)
-	rep := struct {
-		AccountEndpoint string        `json:"account_endpoint"`
-		Cleared         []clearedFile `json:"cleared"`
-	}{files.endpoint, []clearedFile{}}
+	rep := healthResetJSON{files.endpoint, []clearedFile{}}
 	if ok {
 		now := time.Now()
 		var said []string

@@ -510,7 +510,7 @@ type hedgeTestReport struct {
 	ReplicaMove *hedgeTestReplicaMove `json:"replica_move"`
 	// Writes are --scenario write-region-down's write phases, the single-write
 	// account's, then the multi-write account's; null for other scenarios.
-	Writes []hedgetest.WriteSummary `json:"writes"`
+	Writes []hedgetest.WriteSummary `json:"writes" jsonschema:"nullable"`
 }
 
 type hedgeTestStrategy struct {

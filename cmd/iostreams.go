@@ -34,8 +34,14 @@ type IOStreams struct {
 	tsv, noHeaders bool
 	// stream says stdout is a stream of JSON lines: a failure is one line too.
 	stream bool
+	// dataOnly says stdout is the command's data whatever the format (export): a
+	// failure is never a JSON object there.
+	dataOnly bool
 	// jq is stdout's --jq filter, when there is one (Out writes to it).
 	jq *jqWriter
+	// args are the invocation's arguments as given (Run), for a flag whose spelling
+	// matters (export's deprecated --output FILE).
+	args []string
 }
 
 // SystemIO returns the process's streams.

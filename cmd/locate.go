@@ -97,7 +97,7 @@ type locateRange struct {
 	SizeKB        *int64 `json:"size_kb"`
 	// Regions are the range's replicas in each read region, in direct mode; null in
 	// gateway mode, which does not see replicas.
-	Regions []locateRegion `json:"regions"`
+	Regions []locateRegion `json:"regions" jsonschema:"nullable"`
 }
 
 type locateRegion struct {

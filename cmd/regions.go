@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -186,7 +185,7 @@ type regionJSON struct {
 
 // MarshalJSON writes the region as regionJSON.
 func (r regionWithHealth) MarshalJSON() ([]byte, error) {
-	return json.Marshal(regionJSON{RegionInfoJSON: r.RegionInfo.JSON(), Health: r.Health})
+	return marshalJSON(regionJSON{RegionInfoJSON: r.RegionInfo.JSON(), Health: r.Health})
 }
 
 // JSONSchemaAlias is the type the region's JSON schema is generated from.

@@ -29,6 +29,7 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	out := &countingWriter{w: streams.Out}
 	s.Out = out
 	io := &s
+	io.args = args
 	root := NewRootCmd(io)
 	args = commandFirst(root, args)
 	root.SetArgs(args)

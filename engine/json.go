@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -50,7 +51,7 @@ type AttemptJSON struct {
 func (a Attempt) MarshalJSON() ([]byte, error) {
 	j := AttemptJSON{attemptFields: attemptFields(a), StartMs: ms(a.Start), DurationMs: ms(a.Duration), TimeoutMs: ms(a.Timeout)}
 	j.StatusCode, j.SubStatus = statusOrNull(a.StatusCode, a.SubStatus)
-	return json.Marshal(j)
+	return marshalJSON(j)
 }
 
 // JSONSchemaAlias is the type the attempt's JSON schema is generated from.
@@ -98,7 +99,7 @@ func (d Diagnostics) MarshalJSON() ([]byte, error) {
 	if out.Regions == nil {
 		out.Regions = []RegionNote{}
 	}
-	return json.Marshal(out)
+	return marshalJSON(out)
 }
 
 // JSONSchemaAlias is the type the diagnostics' JSON schema is generated from.
@@ -120,7 +121,7 @@ type RegionInfoJSON struct {
 }
 
 // MarshalJSON writes the region as RegionInfoJSON.
-func (r RegionInfo) MarshalJSON() ([]byte, error) { return json.Marshal(r.JSON()) }
+func (r RegionInfo) MarshalJSON() ([]byte, error) { return marshalJSON(r.JSON()) }
 
 // JSON is the region as it is written.
 func (r RegionInfo) JSON() RegionInfoJSON {
@@ -146,4 +147,38 @@ func (r RegionInfo) JSON() RegionInfoJSON {
 // JSONSchemaAlias is the type the region's JSON schema is generated from.
 func (RegionInfo) JSONSchemaAlias() any { return RegionInfoJSON{} }
 
-func marshalJSON(v any) ([]byte, error) { return json.Marshal(v) }
+// UnmarshalJSON reads a region written by MarshalJSON.
+func (r *RegionInfo) UnmarshalJSON(b []byte) error {
+	var j RegionInfoJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = RegionInfo(j.regionInfoFields)
+	r.Name = j.Region
+	if j.ReadRank != nil {
+		r.ReadRank = *j.ReadRank
+	}
+	if j.WriteRank != nil {
+		r.WriteRank = *j.WriteRank
+	}
+	if j.StatusCode != nil {
+		r.Status = *j.StatusCode
+	}
+	if j.LatencyMs != nil {
+		r.Latency = time.Duration(*j.LatencyMs * float64(time.Millisecond))
+	}
+	return nil
+}
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
+// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
+// (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -65,7 +66,7 @@ func (e Entry) JSON() EntryJSON {
 }
 
 // MarshalJSON writes the entry as EntryJSON.
-func (e Entry) MarshalJSON() ([]byte, error) { return json.Marshal(e.JSON()) }
+func (e Entry) MarshalJSON() ([]byte, error) { return marshalJSON(e.JSON()) }
 
 // JSONSchemaAlias is the type the entry's JSON schema is generated from.
 func (Entry) JSONSchemaAlias() any { return EntryJSON{} }
@@ -90,4 +91,67 @@ func CauseCounts(m map[Cause]int) map[string]int {
 		out[c.JSONName()] = n
 	}
 	return out
+}
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
+// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
+// (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// CausesOf reads failure counts keyed by JSONName (CauseCounts' inverse).
+func CausesOf(m map[string]int) (map[Cause]int, error) {
+	out := make(map[Cause]int, len(m))
+	for name, n := range m {
+		var c Cause
+		if err := c.UnmarshalText([]byte(strings.ReplaceAll(name, "_", "-"))); err != nil {
+			return nil, err
+		}
+		out[c] = n
+	}
+	return out, nil
+}
+
+// UnmarshalJSON reads an entry written by MarshalJSON.
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	var j EntryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	failures, err := CausesOf(j.Failures)
+	if err != nil {
+		return err
+	}
+	at := func(t *time.Time) time.Time {
+		if t == nil {
+			return time.Time{}
+		}
+		return *t
+	}
+	*e = Entry{Region: j.Region, Kind: j.Kind, Status: j.Status, Failures: failures, HedgeLossStreak: j.HedgeLossStreak,
+		FailedProbes: j.FailedProbes, FailuresSince: at(j.FirstFailureAt), LastFailure: at(j.LastFailureAt),
+		LastHedgeLoss: at(j.LastHedgeLossAt), LastSuccess: at(j.LastSuccessAt), UnavailableSince: at(j.UnavailableAt),
+		UnavailableUntil: at(j.UnavailableUntilAt), ProbeSince: at(j.ProbeStartedAt)}
+	if j.PartitionKeyRangeID != nil {
+		e.PartitionKeyRangeID = *j.PartitionKeyRangeID
+	}
+	if j.LastFailureCause != nil {
+		if err := e.LastFailureCause.UnmarshalText([]byte(strings.ReplaceAll(*j.LastFailureCause, "_", "-"))); err != nil {
+			return err
+		}
+	}
+	if j.ProbeIntervalMs != nil {
+		e.ProbeIntervalMs = *j.ProbeIntervalMs
+	}
+	if j.Note != nil {
+		e.Note = *j.Note
+	}
+	return nil
 }

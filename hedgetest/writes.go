@@ -1,6 +1,7 @@
 package hedgetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -135,11 +136,28 @@ func (s WriteSummary) MarshalJSON() ([]byte, error) {
 	if j.WriteRegions == nil {
 		j.WriteRegions = []string{}
 	}
-	return json.Marshal(j)
+	return marshalJSON(j)
 }
 
 // JSONSchemaAlias is the type the summary's JSON schema is generated from.
 func (WriteSummary) JSONSchemaAlias() any { return WriteSummaryJSON{} }
+
+// UnmarshalJSON reads a summary written by MarshalJSON.
+func (s *WriteSummary) UnmarshalJSON(b []byte) error {
+	var j WriteSummaryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = WriteSummary(j.writeSummaryFields)
+	s.WrittenByRegion = map[string]int{}
+	for _, r := range j.WrittenByRegion {
+		s.WrittenByRegion[r.Region] = r.Written
+	}
+	if j.FailedMaxMs != nil {
+		s.FailedMaxMs = *j.FailedMaxMs
+	}
+	return nil
+}
 
 // WriteError is one distinct error message and how many writes ended with it.
 type WriteError struct {
@@ -265,4 +283,17 @@ func (s WriteSummary) Regions() []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
+// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
+// (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

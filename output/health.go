@@ -1,8 +1,8 @@
 package output
 
 import (
-	"bytes"
 	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -264,11 +264,28 @@ func (k KindHealth) MarshalJSON() ([]byte, error) {
 	if j.UnavailablePartitionKeyRanges == nil {
 		j.UnavailablePartitionKeyRanges = []string{}
 	}
-	return json.Marshal(j)
+	return marshalJSON(j)
 }
 
 // JSONSchemaAlias is the type the health's JSON schema is generated from.
 func (KindHealth) JSONSchemaAlias() any { return KindHealthJSON{} }
+
+// UnmarshalJSON reads a health written by MarshalJSON.
+func (k *KindHealth) UnmarshalJSON(b []byte) error {
+	var j KindHealthJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	failures, err := health.CausesOf(j.Failures)
+	if err != nil {
+		return err
+	}
+	*k = KindHealth{Status: j.Status, Failures: failures, HedgeLossStreak: j.HedgeLossStreak, UnavailableRanges: j.UnavailablePartitionKeyRanges}
+	if j.UnavailableUntilAt != nil {
+		k.UnavailableUntil = *j.UnavailableUntilAt
+	}
+	return nil
+}
 
 // RegionHealthOf picks region's records out of a health store's Entries.
 func RegionHealthOf(entries []health.Entry, region string) RegionHealth {

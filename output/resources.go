@@ -86,11 +86,32 @@ func (t ThroughputInfo) MarshalJSON() ([]byte, error) {
 		ru := t.RUPerSecond
 		j.RUPerSecond = &ru
 	}
-	return json.Marshal(j)
+	return marshalJSON(j)
 }
 
 // JSONSchemaAlias is the type the throughput's JSON schema is generated from.
 func (ThroughputInfo) JSONSchemaAlias() any { return ThroughputJSON{} }
+
+// UnmarshalJSON reads a throughput written by MarshalJSON.
+func (t *ThroughputInfo) UnmarshalJSON(b []byte) error {
+	var j ThroughputJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	val := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	*t = ThroughputInfo{Resource: j.Resource, Mode: j.Mode, RUPerSecond: val(j.RUPerSecond), AutoscaleMaxRU: val(j.AutoscaleMaxRUPerSecond),
+		MinRUPerSecond: val(j.MinRUPerSecond), ReplacePending: j.ReplacePending, IncrementPercent: val(j.AutoscaleIncrementPercent),
+		MaxEverRUPerSecond: val(j.MaxRUPerSecondEverProvisioned)}
+	if j.OfferID != nil {
+		t.OfferID = *j.OfferID
+	}
+	return nil
+}
 
 // Summary is the throughput in one cell: "400 RU/s", "autoscale 400–4000 RU/s".
 func (t *ThroughputInfo) Summary() string {
