@@ -1,8 +1,8 @@
 package output
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
