@@ -131,6 +131,9 @@ func queryCell(v json.RawMessage, st Styles) string {
 		if len(v) > 0 && v[0] == '"' {
 			var s string
 			if json.Unmarshal(v, &s) == nil {
+				if st.TSV {
+					return s // the string as it is: TSVField escapes what a field cannot hold
+				}
 				if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 					return strconv.Quote(s)
 				}
