@@ -88,7 +88,7 @@ Environment variables:
   COSMOSCTL_ATTEMPT_TIMEOUT      e.g. 2s
   COSMOSCTL_HEALTH_MEMORY        on or off
   COSMOSCTL_STATE_DIR            where region health and topologies are remembered
-  COSMOSCTL_OUTPUT               table, json or ndjson
+  COSMOSCTL_OUTPUT               table, json, ndjson or tsv
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID
 A variable set to the empty string counts as unset.`
 
