@@ -22,8 +22,6 @@ var configEnv = []string{
 	"COSMOSCTL_AUTH", "COSMOSCTL_AAD_TOKEN_FILE",
 }
 
-const testAccountKey = "dGVzdC1hY2NvdW50LWtleS1ub3QtYS1yZWFsLW9uZS0wMTIzNDU2Nzg5YWJjZGVm"
-
 // isolatedConfig clears the environment config reads (an empty variable counts as unset),
 // points COSMOSCTL_CONFIG at a file in a fresh directory holding content ("" for no file)
 // and returns its path.

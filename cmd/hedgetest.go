@@ -545,16 +545,6 @@ type hedgeTestWins struct {
 	WinsPct float64 `json:"wins_pct"`
 }
 
-// winsPct is the share of the operations region won, 0 when it won none.
-func (s hedgeTestStrategy) winsPct(region string) float64 {
-	for _, w := range s.Wins {
-		if w.Region == region {
-			return w.WinsPct
-		}
-	}
-	return 0
-}
-
 // winsOf is r's wins by region, most first (then by name).
 func winsOf(r hedgetest.Result) []hedgeTestWins {
 	share := r.WinShare()

@@ -14,42 +14,6 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// testAccount starts an emulator with database "app" / container "items" (partition key
-// /pk) and points the environment at it, with an empty config file.
-func testAccount(t *testing.T, mutate ...func(*emulator.Config)) *emulator.Server {
-	t.Helper()
-	cfg := emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}}}}}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	srv, err := emulator.Start(cfg, emulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	isolate(t)
-	t.Setenv("COSMOSCTL_ENDPOINT", srv.Endpoint())
-	t.Setenv("COSMOSCTL_KEY", srv.Key())
-	t.Setenv("COSMOSCTL_DATABASE", "app")
-	t.Setenv("COSMOSCTL_CONTAINER", "items")
-	return srv
-}
-
-// isolate clears every COSMOSCTL_ variable and points the config file at a temp path, so
-// that a developer's own settings never leak into a test.
-func isolate(t *testing.T) {
-	t.Helper()
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "COSMOSCTL_") || name == "NO_COLOR" {
-			t.Setenv(name, "")
-			os.Unsetenv(name)
-		}
-	}
-	t.Setenv("COSMOSCTL_CONFIG", filepath.Join(t.TempDir(), "config.toml"))
-	t.Setenv("COSMOSCTL_EMULATOR_DATA", filepath.Join(t.TempDir(), "emulator"))
-	t.Setenv("COSMOSCTL_STATE_DIR", filepath.Join(t.TempDir(), "state"))
-}
-
 type runResult struct {
 	code        int
 	out, errOut string

@@ -2,47 +2,16 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// cosmosctlBinary builds the real binary once per test process.
-func cosmosctlBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cosmosctl-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cosmosctl")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/cosmosctl/cosmosctl").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			binPath = string(out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building cosmosctl: %v\n%s", buildErr, binPath)
-	}
-	return binPath
-}
 
 // TestBinaryAgainstASeparateEmulatorProcess is the operator's path: `cosmosctl emulator`
 // in one process, item commands as separate processes against it.
@@ -136,25 +105,4 @@ func BenchmarkReadInvocation(b *testing.B) {
 			b.Fatalf("read: %v %s", err, out)
 		}
 	}
-}
-
-// runBinary runs the built binary once with env and stdin, bounded by a minute, and
-// returns its exit code, stdout and stderr.
-func runBinary(t *testing.T, bin string, env []string, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errOut.String()
 }

@@ -4,23 +4,14 @@ package cmd
 
 import (
 	"bufio"
-	"context"
-	"fmt"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/cosmosctl/cosmosctl/clock"
-	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
-	"github.com/cosmosctl/cosmosctl/engine"
-	"github.com/cosmosctl/cosmosctl/health"
 )
 
 // BenchmarkQueryInvocation100k is `cosmosctl query 'SELECT * FROM c ORDER BY c.n DESC'
@@ -39,7 +30,7 @@ func BenchmarkQueryInvocation100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	loadItems(b, srv, n)
+	testkit.LoadItems(b, srv, n)
 	env := append(os.Environ(), "COSMOSCTL_ENDPOINT="+srv.Endpoint(), "COSMOSCTL_KEY="+srv.Key(), "COSMOSCTL_DATABASE=app", "COSMOSCTL_CONTAINER=items",
 		"COSMOSCTL_CONFIG="+filepath.Join(b.TempDir(), "none.toml"), "COSMOSCTL_STATE_DIR="+b.TempDir())
 	run := func(limit ...string) (first, total time.Duration, lines int, maxRSS int64) {
@@ -61,7 +52,7 @@ func BenchmarkQueryInvocation100k(b *testing.B) {
 			}
 			lines++
 			if lines%100 == 0 {
-				maxRSS = max(maxRSS, peakRSS(cmd.Process.Pid))
+				maxRSS = max(maxRSS, testkit.PeakRSS(cmd.Process.Pid))
 			}
 		}
 		if err := cmd.Wait(); err != nil {
@@ -87,54 +78,4 @@ func BenchmarkQueryInvocation100k(b *testing.B) {
 	b.ReportMetric(float64(totalSum.Milliseconds())/float64(b.N), "ms-to-last-line")
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
 	b.ReportMetric(float64(small)/1024, "peak-RSS-MiB-1k-items")
-}
-
-// peakRSS is a running process's peak resident set in KiB (VmHWM), 0 if unknown. (The
-// rusage of a finished child will not do: its peak counts the parent's memory from
-// before the exec.)
-func peakRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
-// loadItems creates n items of about 250 bytes spread over many partition keys.
-func loadItems(b *testing.B, srv *emulator.Server, n int) {
-	mk, _ := cosmos.NewMasterKey(srv.Key())
-	hs, _ := health.New(health.Config{}, clock.Real{})
-	c, err := engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk}, Health: hs})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for range 8 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || failed.Load() != nil {
-					return
-				}
-				body := fmt.Appendf(nil, `{"id":"b%06d","pk":"p%d","n":%d,"g":"g%d","pad":"0123456789abcdef0123456789abcdef"}`, i, i%997, (i*7919)%5000, i%7)
-				if _, err := c.Execute(context.Background(), engine.Operation{Kind: engine.OpCreate, Database: "app", Container: "items", Body: body}); err != nil {
-					failed.Store(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		b.Fatal(err)
-	}
 }

@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,73 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
-
-// queryTestItems is how many items the query tests spread over the four ranges.
-const queryTestItems = 120
-
-// qitem is one test item, as the in-memory evaluation sees it.
-type qitem struct {
-	ID, PK, Cat, Grp, Name string
-	N, Rank                int
-	F                      float64
-	Opt                    *int
-}
-
-func (q qitem) doc() map[string]any {
-	d := map[string]any{"id": q.ID, "pk": q.PK, "n": q.N, "rank": q.Rank, "cat": q.Cat, "grp": q.Grp, "name": q.Name, "f": q.F}
-	if q.Opt != nil {
-		d["opt"] = *q.Opt
-	}
-	return d
-}
-
-func makeQueryItems(n int) []qitem {
-	items := make([]qitem, n)
-	for i := range items {
-		items[i] = qitem{ID: fmt.Sprintf("q%03d", i), PK: fmt.Sprintf("p%d", i%13), N: i, Rank: i % 7,
-			Cat: []string{"red", "green", "blue"}[i%3], Grp: fmt.Sprintf("g%d", i%5), Name: fmt.Sprintf("name-%03d", (i*7)%n), F: float64(i%4) * 1.5}
-		if i%2 == 0 {
-			v := i / 2
-			items[i].Opt = &v
-		}
-	}
-	return items
-}
-
-// queryAccount starts a test account with the items written straight to the emulator,
-// and checks the container has the four partition key ranges the issue asks for.
-func queryAccount(t *testing.T, items []qitem, mutate ...func(*emulator.Config)) *emulator.Server {
-	t.Helper()
-	srv := testAccount(t, mutate...)
-	cred, _ := cosmos.NewMasterKey(srv.Key())
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
-	for _, it := range items {
-		body, _ := json.Marshal(it.doc())
-		pk, _ := cosmos.PK(it.PK)
-		req := &cosmos.Request{Method: http.MethodPost, Path: cosmos.ItemsPath("app", "items"), Header: http.Header{}, Body: body}
-		req.Header.Set(cosmos.HeaderPartitionKey, pk.JSON())
-		resp, err := tr.Do(context.Background(), srv.Endpoint(), req)
-		if err != nil || resp.StatusCode != http.StatusCreated {
-			t.Fatalf("seeding %s: %v %+v", it.ID, err, resp)
-		}
-	}
-	req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.EscapePath("dbs", "app", "colls", "items", "pkranges"), Header: http.Header{}}
-	resp, err := tr.Do(context.Background(), srv.Endpoint(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ranges struct {
-		PartitionKeyRanges []json.RawMessage `json:"PartitionKeyRanges"`
-	}
-	if err := json.Unmarshal(resp.Body, &ranges); err != nil || len(ranges.PartitionKeyRanges) != 4 {
-		t.Fatalf("the test container must have 4 partition key ranges: %v %s", err, resp.Body)
-	}
-	return srv
-}
 
 // queryResult is what the tests read of `query -o json`.
 type queryResult struct {
@@ -160,16 +92,6 @@ type qcase struct {
 	// key compares only this property of the items (SELECT * items carry system
 	// properties the evaluation does not know).
 	key string
-}
-
-func where(items []qitem, keep func(qitem) bool) []qitem {
-	var out []qitem
-	for _, it := range items {
-		if keep(it) {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 func sortedBy(items []qitem, less func(a, b qitem) bool) []qitem {

@@ -1,4 +1,4 @@
-package cmd
+package probe_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // The probe is the command for "which region is sick right now": these tests make the
@@ -46,7 +50,7 @@ func makeSick(t *testing.T, srv *emulator.Server, s sickness, region string, ops
 
 // probeTimed runs `probe -o json ARGS` with small timeouts and fails the test if it
 // takes longer than bound.
-func probeTimed(t *testing.T, bound time.Duration, args ...string) (probeLine, runResult) {
+func probeTimed(t *testing.T, bound time.Duration, args ...string) (probeLine, clitest.Result) {
 	t.Helper()
 	start := time.Now()
 	_, sum, r := probeJSON(t, append([]string{"--e2e-timeout", "300ms"}, args...)...)
@@ -83,51 +87,51 @@ func wantRow(t *testing.T, sum probeLine, region string, count int, status strin
 func TestProbeRunsWhileTheFirstRegionIsSick(t *testing.T) {
 	for _, s := range sicknesses {
 		t.Run("the first region "+s.name+", the probe item exists", func(t *testing.T) {
-			srv := testAccount(t)
-			if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
+			srv := testkit.Account(t)
+			if r := runProbe(t, "--count", "1", "--cleanup=false"); r.Code != cmd.ExitOK {
 				t.Fatalf("creating the probe item: %+v", r)
 			}
 			makeSick(t, srv, s, "East US", allButAccount)
 			sum, r := probeTimed(t, 15*time.Second, "--count", "3")
-			if r.code != ExitOK {
-				t.Fatalf("errors are data: exit %d, stderr %q", r.code, r.errOut)
+			if r.Code != cmd.ExitOK {
+				t.Fatalf("errors are data: exit %d, stderr %q", r.Code, r.ErrOut)
 			}
 			wantRow(t, sum, "East US", 3, s.status)
 			wantRow(t, sum, "West US", 3, "")
 			wantRow(t, sum, "North Europe", 3, "")
-			if strings.Contains(r.errOut, "probe item") {
-				t.Errorf("the item was found in a healthy region: no notice, stderr %q", r.errOut)
+			if strings.Contains(r.ErrOut, "probe item") {
+				t.Errorf("the item was found in a healthy region: no notice, stderr %q", r.ErrOut)
 			}
 		})
 		t.Run("the first region "+s.name+", a fresh container", func(t *testing.T) {
 			// The first region is the write region: the item can be neither read there
 			// nor created, and is nowhere else. The probe still runs and says why.
-			srv := testAccount(t)
+			srv := testkit.Account(t)
 			makeSick(t, srv, s, "East US", allButAccount)
 			sum, r := probeTimed(t, 15*time.Second, "--count", "3")
-			if r.code != ExitOK {
-				t.Fatalf("errors are data: exit %d, stderr %q", r.code, r.errOut)
+			if r.Code != cmd.ExitOK {
+				t.Fatalf("errors are data: exit %d, stderr %q", r.Code, r.ErrOut)
 			}
 			wantRow(t, sum, "East US", 3, s.status)
 			wantRow(t, sum, "West US", 3, "404/0")
 			wantRow(t, sum, "North Europe", 3, "404/0")
-			if n := strings.Count(r.errOut, "\n"); n != 1 || !strings.Contains(r.errOut, `could not set up the probe item "cosmosctl-probe" in app/items`) ||
-				!strings.Contains(r.errOut, "probing anyway") {
-				t.Errorf("want one notice saying why the set-up did not complete, stderr %q", r.errOut)
+			if n := strings.Count(r.ErrOut, "\n"); n != 1 || !strings.Contains(r.ErrOut, `could not set up the probe item "cosmosctl-probe" in app/items`) ||
+				!strings.Contains(r.ErrOut, "probing anyway") {
+				t.Errorf("want one notice saying why the set-up did not complete, stderr %q", r.ErrOut)
 			}
 		})
 	}
 	t.Run("the table shows the sick region's errors and the others' answers", func(t *testing.T) {
-		srv := testAccount(t)
+		srv := testkit.Account(t)
 		makeSick(t, srv, sicknesses[0], "East US", allButAccount)
 		r := runProbe(t, "--e2e-timeout", "300ms", "--count", "2", "--id", "nope", "--pk", "p")
-		if r.code != ExitOK {
-			t.Fatalf("exit %d: %s", r.code, r.errOut)
+		if r.Code != cmd.ExitOK {
+			t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 		}
-		lines := strings.Split(strings.TrimSpace(r.out), "\n")
+		lines := strings.Split(strings.TrimSpace(r.Out), "\n")
 		if len(lines) != 4 || !strings.Contains(lines[1], "East US") || !strings.Contains(lines[1], "2 (408/20008×2)") ||
 			!strings.Contains(lines[2], "2 (404/0×2)") {
-			t.Fatalf("table:\n%s", r.out)
+			t.Fatalf("table:\n%s", r.Out)
 		}
 	})
 }
@@ -150,14 +154,14 @@ func TestProbeCreatesItsItemThroughTheWriteRegionWhenAnotherRegionIsSick(t *test
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testAccount(t)
+			srv := testkit.Account(t)
 			makeSick(t, srv, tc.sick, tc.region, tc.ops)
 			sum, r := probeTimed(t, 15*time.Second, "--count", "3")
-			if r.code != ExitOK {
-				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			if r.Code != cmd.ExitOK {
+				t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 			}
-			if !strings.Contains(r.errOut, `created the probe item "cosmosctl-probe"`) || strings.Contains(r.errOut, "could not set up") {
-				t.Fatalf("the write region creates the item: stderr %q", r.errOut)
+			if !strings.Contains(r.ErrOut, `created the probe item "cosmosctl-probe"`) || strings.Contains(r.ErrOut, "could not set up") {
+				t.Fatalf("the write region creates the item: stderr %q", r.ErrOut)
 			}
 			wantRow(t, sum, tc.region, 3, tc.sick.status)
 			for _, region := range tc.healthy {
@@ -168,8 +172,8 @@ func TestProbeCreatesItsItemThroughTheWriteRegionWhenAnotherRegionIsSick(t *test
 }
 
 func TestProbeDurationBoundsTheWallClockWhenARegionHangs(t *testing.T) {
-	srv := testAccount(t)
-	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
+	srv := testkit.Account(t)
+	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.Code != cmd.ExitOK {
 		t.Fatalf("creating the probe item: %+v", r)
 	}
 	makeSick(t, srv, sicknesses[0], "East US", []string{faults.OpRead})
@@ -178,8 +182,8 @@ func TestProbeDurationBoundsTheWallClockWhenARegionHangs(t *testing.T) {
 	start := time.Now()
 	_, sum, r := probeJSON(t, "--duration", "1s", "--rate", "20", "--e2e-timeout", "30s")
 	took := time.Since(start)
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	if took > 8*time.Second || sum.ElapsedMs < 1000 || sum.ElapsedMs > 6000 {
 		t.Fatalf("the probe took %s (elapsed_ms %v): want about its 1s and the 1s of grace", took, sum.ElapsedMs)
@@ -195,12 +199,12 @@ func TestProbeDurationBoundsTheWallClockWhenARegionHangs(t *testing.T) {
 }
 
 func TestProbeWatchRunsUntilInterrupted(t *testing.T) {
-	testAccount(t)
-	io, out, errOut := testIO()
+	testkit.Account(t)
+	io, out, errOut := clitest.IO()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, io, append([]string{"probe", "--watch", "--rate", "10"}, serial...)) }()
+	go func() { done <- cmd.Run(ctx, io, append([]string{"probe", "--watch", "--rate", "10"}, serial...)) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for strings.Count(out.String(), "last 10s:") < 2 {
 		select {
@@ -220,8 +224,8 @@ func TestProbeWatchRunsUntilInterrupted(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the probe did not end when interrupted")
 	}
-	if code != ExitCode(errInterrupted) {
-		t.Fatalf("exit %d, want the interrupted code %d: %s", code, ExitCode(errInterrupted), errOut.String())
+	if code != cmd.ExitInterrupted {
+		t.Fatalf("exit %d, want the interrupted code %d: %s", code, cmd.ExitInterrupted, errOut.String())
 	}
 	got := out.String()
 	final := got[strings.LastIndex(got, "last 10s:"):]
@@ -235,8 +239,8 @@ func TestProbeWatchRunsUntilInterrupted(t *testing.T) {
 }
 
 func TestProbeReplicasWhileTheFirstRegionHangs(t *testing.T) {
-	srv := testAccount(t)
-	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.code != ExitOK {
+	srv := testkit.Account(t)
+	if r := runProbe(t, "--count", "1", "--cleanup=false"); r.Code != cmd.ExitOK {
 		t.Fatalf("creating the probe item: %+v", r)
 	}
 	makeSick(t, srv, sicknesses[0], "East US", allButAccount)
@@ -245,8 +249,8 @@ func TestProbeReplicasWhileTheFirstRegionHangs(t *testing.T) {
 	if took := time.Since(start); took > 15*time.Second {
 		t.Fatalf("the probe took %s: it waited on the sick region", took)
 	}
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	if s := sum.Regions["East US"]; s.Count != 4 || s.Errors != 4 {
 		t.Errorf("East US %+v: want 4 requests, all failed", s)
@@ -261,14 +265,14 @@ func TestProbeReplicasWhileTheFirstRegionHangs(t *testing.T) {
 func TestProbeAccountLookupIsBounded(t *testing.T) {
 	// The global endpoint answers as the first region: when it hangs, the account
 	// lookup either finds another way (the engine's) or fails; it never hangs the probe.
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	makeSick(t, srv, sicknesses[0], "East US", nil)
 	start := time.Now()
 	r := runProbe(t, "--e2e-timeout", "300ms", "--count", "1")
 	if took := time.Since(start); took > 20*time.Second {
 		t.Fatalf("the probe took %s with a hung global endpoint", took)
 	}
-	if r.code != ExitOK && !strings.HasPrefix(r.errOut, "Error: ") {
-		t.Fatalf("exit %d without saying why: %q", r.code, r.errOut)
+	if r.Code != cmd.ExitOK && !strings.HasPrefix(r.ErrOut, "Error: ") {
+		t.Fatalf("exit %d without saying why: %q", r.Code, r.ErrOut)
 	}
 }

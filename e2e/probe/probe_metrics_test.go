@@ -1,4 +1,4 @@
-package cmd
+package probe_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 func freeAddr(t *testing.T) string {
@@ -23,13 +27,13 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestProbeServesPrometheusMetricsIncludingHedges(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	srv.Faults().SetLatency("East US", "read", faults.Distribution{Kind: "fixed", Value: faults.Duration(60 * time.Millisecond)})
 	addr := freeAddr(t)
-	io, _, errOut := testIO()
+	io, _, errOut := clitest.IO()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(context.Background(), io, []string{"probe", "--duration", "2500ms", "--concurrency", "1", "--metrics-addr", addr,
+		done <- cmd.Run(context.Background(), io, []string{"probe", "--duration", "2500ms", "--concurrency", "1", "--metrics-addr", addr,
 			"--hedge-threshold", "10ms", "--hedge-step", "0s"})
 	}()
 	want := []string{

@@ -1,4 +1,4 @@
-package cmd
+package data_test
 
 import (
 	"fmt"
@@ -8,13 +8,16 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // TestChangesSurvivesASickFirstRegion: the incident path. Whatever is wrong with the
 // first region, the change feed is read to its end from the others, every poll bounded
 // by the attempt timeout or a hedge, each change once.
 func TestChangesSurvivesASickFirstRegion(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	hedged := []string{"--hedge-threshold", "50ms", "--attempt-timeout", "500ms"}
 	for _, tc := range []struct {
 		name string
@@ -33,27 +36,27 @@ func TestChangesSurvivesASickFirstRegion(t *testing.T) {
 			Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(2 * time.Second)}}, hedged, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := queryAccount(t, items)
+			srv := testkit.QueryAccount(t, items)
 			// A command before the incident saves the account's topology, as an
 			// operator's earlier commands did.
-			if r := cosmosctl(t, "", "changes", "--from", "now"); r.code != 0 {
+			if r := clitest.Run(t, "", "changes", "--from", "now"); r.Code != 0 {
 				t.Fatalf("before the fault: %+v", r)
 			}
 			if _, err := srv.AddFault(tc.rule); err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			r := cosmosctl(t, "", append([]string{"changes", "--page-size", "20", "--diagnostics"}, tc.args...)...)
+			r := clitest.Run(t, "", append([]string{"changes", "--page-size", "20", "--diagnostics"}, tc.args...)...)
 			elapsed := time.Since(start)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 			}
-			wantOnce(t, changeIDs(t, r.out), itemIDs(items))
-			if !strings.Contains(r.errOut, "US won") {
-				t.Fatalf("no poll won in any region:\n%s", r.errOut)
+			wantOnce(t, changeIDs(t, r.Out), itemIDs(items))
+			if !strings.Contains(r.ErrOut, "US won") {
+				t.Fatalf("no poll won in any region:\n%s", r.ErrOut)
 			}
-			if tc.avoid && strings.Contains(r.errOut, "East US won") {
-				t.Fatalf("a poll was answered by the sick region:\n%s", r.errOut)
+			if tc.avoid && strings.Contains(r.ErrOut, "East US won") {
+				t.Fatalf("a poll was answered by the sick region:\n%s", r.ErrOut)
 			}
 			// Generous: polls of at most an attempt timeout or a hedge each, in
 			// parallel over four ranges, on a loaded machine.
@@ -68,20 +71,20 @@ func TestChangesSurvivesASickFirstRegion(t *testing.T) {
 // throughput (400 RU/s in its one range); catching up costs a few seconds of it. Polls
 // answered 429/3200 wait the service's retry-after and the feed is read to its end.
 func TestChangesCatchesUpOnAThrottledContainer(t *testing.T) {
-	srv := testAccount(t, func(c *emulator.Config) { c.Ranges = 1 })
+	srv := testkit.Account(t, func(c *emulator.Config) { c.Ranges = 1 })
 	pad := strings.Repeat("x", 2000)
-	var items []qitem
+	var items []testkit.QueryItem
 	for i := 0; i < 400; i++ {
-		items = append(items, qitem{ID: fmt.Sprintf("t%04d", i), PK: fmt.Sprintf("p%d", i%7), Name: pad})
+		items = append(items, testkit.QueryItem{ID: fmt.Sprintf("t%04d", i), PK: fmt.Sprintf("p%d", i%7), Name: pad})
 	}
 	upsertRaw(t, srv, items...)
 	srv.SetEnforceThroughput(true)
 	start := time.Now()
-	r := cosmosctl(t, "", "changes", "--page-size", "100")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	r := clitest.Run(t, "", "changes", "--page-size", "100")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
-	wantOnce(t, changeIDs(t, r.out), itemIDs(items))
+	wantOnce(t, changeIDs(t, r.Out), itemIDs(items))
 	if n := srv.State().Throttled; n == 0 {
 		t.Fatal("no poll was throttled: the test shows nothing")
 	}

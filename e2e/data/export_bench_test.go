@@ -1,6 +1,6 @@
 //go:build linux
 
-package cmd
+package data_test
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator"
+
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // BenchmarkExportInvocation100k is `cosmosctl export --output FILE --state FILE` as an
@@ -21,13 +23,13 @@ import (
 //	go test -run '^$' -bench ExportInvocation100k -benchtime 3x ./cmd/
 func BenchmarkExportInvocation100k(b *testing.B) {
 	const n = 100000
-	bin := cosmosctlBinary(b)
+	bin := testkit.Binary(b)
 	start := func(items int) (*emulator.Server, []string) {
 		srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		loadItems(b, srv, items)
+		testkit.LoadItems(b, srv, items)
 		return srv, append(os.Environ(), "COSMOSCTL_ENDPOINT="+srv.Endpoint(), "COSMOSCTL_KEY="+srv.Key(), "COSMOSCTL_DATABASE=app", "COSMOSCTL_CONTAINER=items",
 			"COSMOSCTL_CONFIG="+filepath.Join(b.TempDir(), "none.toml"), "COSMOSCTL_STATE_DIR="+b.TempDir())
 	}
@@ -58,7 +60,7 @@ func BenchmarkExportInvocation100k(b *testing.B) {
 				}
 				break wait
 			case <-tick.C:
-				rss = max(rss, peakRSS(cmd.Process.Pid))
+				rss = max(rss, testkit.PeakRSS(cmd.Process.Pid))
 			}
 		}
 		took := time.Since(t0)

@@ -1,4 +1,4 @@
-package cmd
+package probe_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/workload"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 var probeRegions = []string{"East US", "West US", "North Europe"}
@@ -36,21 +40,21 @@ type probeLine struct {
 var serial = []string{"--concurrency", "1"}
 
 // runProbe runs `probe ARGS` with one request in flight per region.
-func runProbe(t *testing.T, args ...string) runResult {
+func runProbe(t *testing.T, args ...string) clitest.Result {
 	t.Helper()
-	return cosmosctl(t, "", append(append([]string{"probe"}, serial...), args...)...)
+	return clitest.Run(t, "", append(append([]string{"probe"}, serial...), args...)...)
 }
 
 // probeJSON runs `probe -o json ARGS`, one request in flight per region, and returns its
 // interval lines and its summary line.
-func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary probeLine, r runResult) {
+func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary probeLine, r clitest.Result) {
 	t.Helper()
 	r = runProbe(t, append([]string{"-o", "json"}, args...)...)
-	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(r.Out, "\n"), "\n")
 	for i, l := range lines {
 		var pl probeLine
 		if err := json.Unmarshal([]byte(l), &pl); err != nil {
-			t.Fatalf("line %d is not JSON: %v\n%q\nstderr %q", i+1, err, l, r.errOut)
+			t.Fatalf("line %d is not JSON: %v\n%q\nstderr %q", i+1, err, l, r.ErrOut)
 		}
 		switch {
 		case pl.Type == "interval" && i < len(lines)-1:
@@ -65,14 +69,14 @@ func probeJSON(t *testing.T, args ...string) (intervals []probeLine, summary pro
 }
 
 func TestProbeTableShowsEveryRegionWithItsCounts(t *testing.T) {
-	testAccount(t)
-	r := cosmosctl(t, "", "probe", "--count", "7", "--cleanup=false") // the defaults: 4 in flight per region
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	testkit.Account(t)
+	r := clitest.Run(t, "", "probe", "--count", "7", "--cleanup=false") // the defaults: 4 in flight per region
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
-	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Out), "\n")
 	if len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "REGION COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
-		t.Fatalf("want a header and one row per region:\n%s", r.out)
+		t.Fatalf("want a header and one row per region:\n%s", r.Out)
 	}
 	for i, region := range probeRegions {
 		row := lines[i+1]
@@ -80,20 +84,20 @@ func TestProbeTableShowsEveryRegionWithItsCounts(t *testing.T) {
 			t.Errorf("row %q: want %s with 7 requests, 0 errors and 7.00 RU", row, region)
 		}
 	}
-	if !strings.Contains(r.errOut, `created the probe item "cosmosctl-probe"`) {
-		t.Fatalf("the first probe says it created its item: %q", r.errOut)
+	if !strings.Contains(r.ErrOut, `created the probe item "cosmosctl-probe"`) {
+		t.Fatalf("the first probe says it created its item: %q", r.ErrOut)
 	}
-	if r := runProbe(t, "--count", "1"); r.code != ExitOK || r.errOut != "" {
+	if r := runProbe(t, "--count", "1"); r.Code != cmd.ExitOK || r.ErrOut != "" {
 		t.Fatalf("a second probe reuses the item and prints nothing on stderr: %+v", r)
 	}
 }
 
 func TestProbeLatencyOfOneRegionShowsInItsPercentilesOnly(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	srv.Faults().SetLatency("West US", "read", faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)})
 	_, sum, r := probeJSON(t, "--count", "8")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	west := sum.Regions["West US"]
 	if west.P50Ms < 20 {
@@ -107,15 +111,15 @@ func TestProbeLatencyOfOneRegionShowsInItsPercentilesOnly(t *testing.T) {
 }
 
 func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	runProbe(t, "--count", "1", "--cleanup=false") // create the probe item before the fault
 	rule, err := srv.AddFault(faults.Rule{Region: "North Europe", Operations: []string{"read"}, Effect: faults.EffectStatus, Status: 503})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sum, r := probeJSON(t, "--count", "6")
-	if r.code != ExitOK {
-		t.Fatalf("errors are data, not a failure of the probe: exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("errors are data, not a failure of the probe: exit %d: %s", r.Code, r.ErrOut)
 	}
 	north := sum.Regions["North Europe"]
 	if north.Count != 6 || north.Errors != 6 || north.ErrorsByStatus["503/0"] != 6 || north.ErrorRate != 1 {
@@ -130,8 +134,8 @@ func TestProbeCountsEach503AsAnErrorOfItsOwn(t *testing.T) {
 		t.Fatalf("North Europe saw %d requests for 6 probes: a probe is never retried", fired)
 	}
 	r = runProbe(t, "--count", "4", "--regions", "north europe")
-	if r.code != ExitOK || !strings.Contains(r.out, "4 (503/0×4)") || strings.Contains(r.out, "East US") {
-		t.Fatalf("the table shows the error breakdown of the chosen region only:\n%s%s", r.out, r.errOut)
+	if r.Code != cmd.ExitOK || !strings.Contains(r.Out, "4 (503/0×4)") || strings.Contains(r.Out, "East US") {
+		t.Fatalf("the table shows the error breakdown of the chosen region only:\n%s%s", r.Out, r.ErrOut)
 	}
 }
 
@@ -145,12 +149,12 @@ func firedCount(srv *emulator.Server, id string) int {
 }
 
 func TestProbeJSONStreamsIntervalsThatAddUpToTheSummary(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	// 15 requests per region at 10 per second: one interval line per region at 1s, and
 	// one for the last 500ms.
 	intervals, sum, r := probeJSON(t, "--duration", "1500ms", "--rate", "10")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	if sum.Request != "read" || len(sum.Regions) != 3 || sum.Breaches == nil || len(sum.Breaches) != 0 || sum.ElapsedMs < 1400 {
 		t.Fatalf("summary %+v", sum)
@@ -175,7 +179,7 @@ func TestProbeJSONStreamsIntervalsThatAddUpToTheSummary(t *testing.T) {
 }
 
 func TestProbeFailOnExitCodes(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	srv.Faults().SetLatency("West US", "read", faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(50 * time.Millisecond)})
 	cases := []struct {
 		name   string
@@ -183,12 +187,12 @@ func TestProbeFailOnExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"a p99 above its limit exits 10 and names the region", []string{"p99>1ms"}, ExitThresholdBreach, "West US: p99 "},
-		{"an error rate below its limit passes", []string{"errors>50%"}, ExitOK, ""},
-		{"comma-separated rules, one breached", []string{"errors>50%,p50>40ms"}, ExitThresholdBreach, "West US: p50 "},
-		{"repeated rules, none breached", []string{"p99>10s", "max>10s"}, ExitOK, ""},
-		{"a bad expression is a usage error", []string{"p99<200ms"}, ExitUsage, `"p99<200ms"`},
-		{"an unknown metric is a usage error", []string{"p95>1s"}, ExitUsage, "valid forms"},
+		{"a p99 above its limit exits 10 and names the region", []string{"p99>1ms"}, cmd.ExitThresholdBreach, "West US: p99 "},
+		{"an error rate below its limit passes", []string{"errors>50%"}, cmd.ExitOK, ""},
+		{"comma-separated rules, one breached", []string{"errors>50%,p50>40ms"}, cmd.ExitThresholdBreach, "West US: p50 "},
+		{"repeated rules, none breached", []string{"p99>10s", "max>10s"}, cmd.ExitOK, ""},
+		{"a bad expression is a usage error", []string{"p99<200ms"}, cmd.ExitUsage, `"p99<200ms"`},
+		{"an unknown metric is a usage error", []string{"p95>1s"}, cmd.ExitUsage, "valid forms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,21 +201,21 @@ func TestProbeFailOnExitCodes(t *testing.T) {
 				args = append(args, "--fail-on", f)
 			}
 			r := runProbe(t, args...)
-			if r.code != tc.code || !strings.Contains(r.errOut, tc.stderr) {
-				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tc.code, r.errOut, tc.stderr)
+			if r.Code != tc.code || !strings.Contains(r.ErrOut, tc.stderr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.Code, tc.code, r.ErrOut, tc.stderr)
 			}
-			if tc.code == ExitThresholdBreach && !strings.Contains(r.out, "West US") {
-				t.Fatalf("the table is printed even when a threshold is breached: %q", r.out)
+			if tc.code == cmd.ExitThresholdBreach && !strings.Contains(r.Out, "West US") {
+				t.Fatalf("the table is printed even when a threshold is breached: %q", r.Out)
 			}
-			if tc.code == ExitUsage && r.out != "" {
-				t.Fatalf("a usage error probes nothing: %q", r.out)
+			if tc.code == cmd.ExitUsage && r.Out != "" {
+				t.Fatalf("a usage error probes nothing: %q", r.Out)
 			}
 		})
 	}
 	t.Run("breaches are in the JSON summary", func(t *testing.T) {
 		_, sum, r := probeJSON(t, "--count", "5", "--fail-on", "p99>40ms")
-		if r.code != ExitThresholdBreach {
-			t.Fatalf("exit %d: %s", r.code, r.errOut)
+		if r.Code != cmd.ExitThresholdBreach {
+			t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 		}
 		var west bool
 		for _, b := range sum.Breaches {
@@ -226,12 +230,12 @@ func TestProbeFailOnExitCodes(t *testing.T) {
 }
 
 func TestProbeAccountOnlySendsGetToEachRegion(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	// West US: the global endpoint, which the account is read from, is East US's.
 	srv.AddFault(faults.Rule{Region: "West US", Operations: []string{"account"}, Effect: faults.EffectStatus, Status: 503})
 	_, sum, r := probeJSON(t, "--account-only", "--count", "5", "--database", "", "--container", "")
-	if r.code != ExitOK || sum.Request != "account" {
-		t.Fatalf("exit %d, request %q: %s", r.code, sum.Request, r.errOut)
+	if r.Code != cmd.ExitOK || sum.Request != "account" {
+		t.Fatalf("exit %d, request %q: %s", r.Code, sum.Request, r.ErrOut)
 	}
 	if s := sum.Regions["West US"]; s.Count != 5 || s.ErrorsByStatus["503/0"] != 5 {
 		t.Fatalf("West US %+v: want 5 requests, each a 503", s)
@@ -241,43 +245,43 @@ func TestProbeAccountOnlySendsGetToEachRegion(t *testing.T) {
 			t.Errorf("%s %+v: want 5 free requests without errors", region, s)
 		}
 	}
-	if strings.Contains(r.errOut, "probe item") {
-		t.Fatalf("--account-only creates no item: %q", r.errOut)
+	if strings.Contains(r.ErrOut, "probe item") {
+		t.Fatalf("--account-only creates no item: %q", r.ErrOut)
 	}
 }
 
 func TestProbeOfAMissingItemCountsNotFoundErrors(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	_, sum, r := probeJSON(t, "--id", "nope", "--pk", "p", "--count", "3")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	for _, region := range probeRegions {
 		if s := sum.Regions[region]; s.Count != 3 || s.ErrorsByStatus["404/0"] != 3 {
 			t.Errorf("%s %+v: want 3 requests, each a 404/0", region, s)
 		}
 	}
-	if strings.Contains(r.errOut, "probe item") {
-		t.Fatalf("--id and --pk write nothing: %q", r.errOut)
+	if strings.Contains(r.ErrOut, "probe item") {
+		t.Fatalf("--id and --pk write nothing: %q", r.ErrOut)
 	}
 }
 
 func TestProbeCreatesItsItemUnderAHierarchicalKey(t *testing.T) {
-	testAccount(t, func(c *emulator.Config) {
+	testkit.Account(t, func(c *emulator.Config) {
 		c.Databases = []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/tenant", "/meta/user"}}}}}
 	})
 	_, sum, r := probeJSON(t, "--count", "2", "--cleanup=false")
-	if r.code != ExitOK || sum.Regions["East US"].Errors != 0 || sum.Regions["East US"].Count != 2 {
-		t.Fatalf("exit %d, %+v: %s", r.code, sum.Regions, r.errOut)
+	if r.Code != cmd.ExitOK || sum.Regions["East US"].Errors != 0 || sum.Regions["East US"].Count != 2 {
+		t.Fatalf("exit %d, %+v: %s", r.Code, sum.Regions, r.ErrOut)
 	}
-	got := cosmosctl(t, "", "read", "cosmosctl-probe", "--pk", `["cosmosctl-probe","cosmosctl-probe"]`)
-	if got.code != ExitOK || !strings.Contains(got.out, `"meta":{"user":"cosmosctl-probe"}`) {
+	got := clitest.Run(t, "", "read", "cosmosctl-probe", "--pk", `["cosmosctl-probe","cosmosctl-probe"]`)
+	if got.Code != cmd.ExitOK || !strings.Contains(got.Out, `"meta":{"user":"cosmosctl-probe"}`) {
 		t.Fatalf("the probe item: %+v", got)
 	}
 }
 
 func TestProbeUsageErrors(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	cases := []struct {
 		name string
 		args []string
@@ -298,21 +302,21 @@ func TestProbeUsageErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runProbe(t, tc.args...)
-			if r.code != ExitUsage || !strings.Contains(r.errOut, tc.msg) {
-				t.Fatalf("exit %d, stderr %q; want %d mentioning %q", r.code, r.errOut, ExitUsage, tc.msg)
+			if r.Code != cmd.ExitUsage || !strings.Contains(r.ErrOut, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want %d mentioning %q", r.Code, r.ErrOut, cmd.ExitUsage, tc.msg)
 			}
-			if lines := strings.Count(strings.TrimSpace(r.errOut), "\n"); lines != 0 {
-				t.Fatalf("a usage error is one line: %q", r.errOut)
+			if lines := strings.Count(strings.TrimSpace(r.ErrOut), "\n"); lines != 0 {
+				t.Fatalf("a usage error is one line: %q", r.ErrOut)
 			}
 		})
 	}
 }
 
 func TestProbeRegionsAreChosenCaseAndSpaceInsensitively(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	_, sum, r := probeJSON(t, "--count", "1", "--regions", "northeurope, WEST US", "--regions", "west us")
-	if r.code != ExitOK || len(sum.Regions) != 2 || sum.Regions["North Europe"].Count != 1 || sum.Regions["West US"].Count != 1 {
-		t.Fatalf("exit %d, regions %+v: %s", r.code, sum.Regions, r.errOut)
+	if r.Code != cmd.ExitOK || len(sum.Regions) != 2 || sum.Regions["North Europe"].Count != 1 || sum.Regions["West US"].Count != 1 {
+		t.Fatalf("exit %d, regions %+v: %s", r.Code, sum.Regions, r.ErrOut)
 	}
 	_, sum, _ = probeJSON(t, "--count", "1", "--exclude", "east us")
 	if _, ok := sum.Regions["East US"]; ok || len(sum.Regions) != 2 {
@@ -325,21 +329,21 @@ func TestProbeRegionsAreChosenCaseAndSpaceInsensitively(t *testing.T) {
 }
 
 func TestProbeWatch(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	args := append([]string{"probe", "--watch", "--duration", "1500ms", "--rate", "4"}, serial...)
 	t.Run("plain lines when stdout is not a terminal", func(t *testing.T) {
-		r := cosmosctl(t, "", args...)
-		if r.code != ExitOK || strings.Contains(r.out, "\x1b[") {
-			t.Fatalf("exit %d, escapes in %q", r.code, r.out)
+		r := clitest.Run(t, "", args...)
+		if r.Code != cmd.ExitOK || strings.Contains(r.Out, "\x1b[") {
+			t.Fatalf("exit %d, escapes in %q", r.Code, r.Out)
 		}
-		if !strings.Contains(r.out, "probing 3 regions: ") || strings.Count(r.out, "last 10s:") != 1 || strings.Count(r.out, "REGION") != 3 {
-			t.Fatalf("want a status line, the table and the last 10s each second, then the final table:\n%s", r.out)
+		if !strings.Contains(r.Out, "probing 3 regions: ") || strings.Count(r.Out, "last 10s:") != 1 || strings.Count(r.Out, "REGION") != 3 {
+			t.Fatalf("want a status line, the table and the last 10s each second, then the final table:\n%s", r.Out)
 		}
 	})
 	t.Run("redrawn in place on a terminal", func(t *testing.T) {
-		io, out, errOut := testIO()
+		io, out, errOut := clitest.IO()
 		io.OutTTY = true
-		if code := Run(context.Background(), io, append(args, "--no-color")); code != ExitOK {
+		if code := cmd.Run(context.Background(), io, append(args, "--no-color")); code != cmd.ExitOK {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
 		// One frame at 1s (a status line, the header and three regions, a blank line,
@@ -355,9 +359,9 @@ func TestProbeWatch(t *testing.T) {
 }
 
 func TestExitCodesHelpListsThresholdBreach(t *testing.T) {
-	r := cosmosctl(t, "", "help", "exit-codes")
-	if !strings.Contains(r.out, "10  a --fail-on threshold was breached") {
-		t.Fatalf("exit code 10 missing from the help:\n%s", r.out)
+	r := clitest.Run(t, "", "help", "exit-codes")
+	if !strings.Contains(r.Out, "10  a --fail-on threshold was breached") {
+		t.Fatalf("exit code 10 missing from the help:\n%s", r.Out)
 	}
 }
 
@@ -375,10 +379,10 @@ type probeReplicasLine struct {
 	Breaches []struct{ Region, Replica, Message string } `json:"breaches"`
 }
 
-func probeReplicas(t *testing.T, args ...string) (probeReplicasLine, runResult) {
+func probeReplicas(t *testing.T, args ...string) (probeReplicasLine, clitest.Result) {
 	t.Helper()
 	_, _, r := probeJSON(t, append([]string{"--replicas"}, args...)...)
-	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(r.Out, "\n"), "\n")
 	var sum probeReplicasLine
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
 		t.Fatal(err)
@@ -387,10 +391,10 @@ func probeReplicas(t *testing.T, args ...string) (probeReplicasLine, runResult) 
 }
 
 func TestProbeReplicasListsEveryReplicaOfTheItemsRange(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	sum, r := probeReplicas(t, "--count", "8")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	for _, region := range probeRegions {
 		reps := sum.Replicas[region]
@@ -409,9 +413,9 @@ func TestProbeReplicasListsEveryReplicaOfTheItemsRange(t *testing.T) {
 	}
 
 	r = runProbe(t, "--replicas", "--count", "4", "--region", "West US")
-	lines := strings.Split(strings.TrimSpace(r.out), "\n")
-	if r.code != ExitOK || len(lines) != 2+1+1+4 || strings.Join(strings.Fields(lines[3]), " ") != "REGION RANGE REPLICA ROLE HEALTH COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
-		t.Fatalf("want the region table, a blank line and the replica table:\n%s%s", r.out, r.errOut)
+	lines := strings.Split(strings.TrimSpace(r.Out), "\n")
+	if r.Code != cmd.ExitOK || len(lines) != 2+1+1+4 || strings.Join(strings.Fields(lines[3]), " ") != "REGION RANGE REPLICA ROLE HEALTH COUNT ERRORS P50 P90 P99 P99.9 MAX RU" {
+		t.Fatalf("want the region table, a blank line and the replica table:\n%s%s", r.Out, r.ErrOut)
 	}
 	for _, row := range lines[4:] {
 		if !strings.HasPrefix(row, "West US") || !strings.Contains(row, "connected") {
@@ -421,10 +425,10 @@ func TestProbeReplicasListsEveryReplicaOfTheItemsRange(t *testing.T) {
 }
 
 func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	before, r := probeReplicas(t, "--count", "4", "--region", "East US")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitOK {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	move, err := srv.MoveReplica(emulator.ReplicaMove{Region: "East US", Database: "app", Container: "items",
 		Range: before.Replicas["East US"][0].Range, Replica: 2, Effect: emulator.MoveGone})
@@ -432,8 +436,8 @@ func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, r := probeReplicas(t, "--count", "8", "--region", "East US", "--fail-on", "errors>1%")
-	if r.code != ExitThresholdBreach {
-		t.Fatalf("a replica that answers 410 breaches errors>1%%: exit %d: %s", r.code, r.errOut)
+	if r.Code != cmd.ExitThresholdBreach {
+		t.Fatalf("a replica that answers 410 breaches errors>1%%: exit %d: %s", r.Code, r.ErrOut)
 	}
 	moved := 0
 	for _, rep := range sum.Replicas["East US"] {
@@ -457,13 +461,13 @@ func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
 			replicaBreach = true
 		}
 	}
-	if !replicaBreach || !strings.Contains(r.errOut, "East US replica "+move.OldAddress+": errors 100% > 1% (2 of 2 requests)") ||
-		!strings.Contains(r.errOut, "East US: errors 25% > 1%") {
-		t.Fatalf("breaches %+v, stderr %q: --fail-on applies to the region and to each replica", sum.Breaches, r.errOut)
+	if !replicaBreach || !strings.Contains(r.ErrOut, "East US replica "+move.OldAddress+": errors 100% > 1% (2 of 2 requests)") ||
+		!strings.Contains(r.ErrOut, "East US: errors 25% > 1%") {
+		t.Fatalf("breaches %+v, stderr %q: --fail-on applies to the region and to each replica", sum.Breaches, r.ErrOut)
 	}
 
 	table := runProbe(t, "--replicas", "--count", "8", "--region", "East US")
-	for _, row := range strings.Split(table.out, "\n") {
+	for _, row := range strings.Split(table.Out, "\n") {
 		if strings.Contains(row, move.OldAddress) && (!strings.Contains(row, " unhealthy ") || !strings.Contains(row, "2 (410/0×2)")) {
 			t.Fatalf("the table shows the moved replica unhealthy with its 410s: %q", row)
 		}
@@ -471,9 +475,9 @@ func TestProbeReplicasShowsAMovedReplicaAsUnhealthy(t *testing.T) {
 }
 
 func TestProbeReplicasWithAccountOnlyIsAUsageError(t *testing.T) {
-	testAccount(t)
+	testkit.Account(t)
 	r := runProbe(t, "--replicas", "--account-only")
-	if r.code != ExitUsage || !strings.Contains(r.errOut, "--account-only") || !strings.Contains(r.errOut, "--replicas") || r.out != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
+	if r.Code != cmd.ExitUsage || !strings.Contains(r.ErrOut, "--account-only") || !strings.Contains(r.ErrOut, "--replicas") || r.Out != "" {
+		t.Fatalf("exit %d, stderr %q", r.Code, r.ErrOut)
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package hedgetest_test
 
 import (
 	"encoding/json"
@@ -6,23 +6,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 func TestHedgeTestOnTheEmbeddedEmulator(t *testing.T) {
-	isolate(t)
+	testkit.Isolate(t)
 	plot := filepath.Join(t.TempDir(), "chart.svg")
-	r := cosmosctl(t, "", "hedge-test", "--count", "60", "--concurrency", "6", "--items", "5",
+	r := clitest.Run(t, "", "hedge-test", "--count", "60", "--concurrency", "6", "--items", "5",
 		"--strategies", "none,threshold=20ms/10ms,fanout,adaptive", "--scenario", "throttle", "--plot", plot)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	for _, want := range []string{"STRATEGY", "none", "threshold=20ms/10ms", "fanout", "adaptive", "EXTRA REQ", "recommendation:"} {
-		if !strings.Contains(r.out, want) {
-			t.Fatalf("table lacks %q:\n%s", want, r.out)
+		if !strings.Contains(r.Out, want) {
+			t.Fatalf("table lacks %q:\n%s", want, r.Out)
 		}
 	}
-	if !strings.Contains(r.errOut, "scenario: throttle") {
-		t.Fatalf("stderr %q", r.errOut)
+	if !strings.Contains(r.ErrOut, "scenario: throttle") {
+		t.Fatalf("stderr %q", r.ErrOut)
 	}
 	if svg, err := os.ReadFile(plot); err != nil || !strings.Contains(string(svg), "<polyline") {
 		t.Fatalf("plot: %v", err)
@@ -30,13 +34,13 @@ func TestHedgeTestOnTheEmbeddedEmulator(t *testing.T) {
 }
 
 func TestHedgeTestJSONShowsWhatHedgingCosts(t *testing.T) {
-	isolate(t)
-	r := cosmosctl(t, "", "hedge-test", "--count", "40", "--items", "4", "--strategies", "none,fanout", "--scenario", "outage", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	testkit.Isolate(t)
+	r := clitest.Run(t, "", "hedge-test", "--count", "40", "--items", "4", "--strategies", "none,fanout", "--scenario", "outage", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	var rep hedgeTestReport
-	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Strategies) != 2 || rep.Scenario != "outage" || rep.Recommendation.Reason == "" {
@@ -51,7 +55,7 @@ func TestHedgeTestJSONShowsWhatHedgingCosts(t *testing.T) {
 }
 
 func TestHedgeTestBadInput(t *testing.T) {
-	isolate(t)
+	testkit.Isolate(t)
 	for _, args := range [][]string{
 		{"--strategies", "bogus"},
 		{"--count", "0"},
@@ -60,27 +64,27 @@ func TestHedgeTestBadInput(t *testing.T) {
 		{"--plot", "chart.png"},
 		{"--target-p99", "-1s"},
 	} {
-		r := cosmosctl(t, "", append([]string{"hedge-test"}, args...)...)
-		if r.code != ExitUsage {
-			t.Fatalf("%v: exit %d %s", args, r.code, r.errOut)
+		r := clitest.Run(t, "", append([]string{"hedge-test"}, args...)...)
+		if r.Code != cmd.ExitUsage {
+			t.Fatalf("%v: exit %d %s", args, r.Code, r.ErrOut)
 		}
 	}
-	srv := testAccount(t)
+	srv := testkit.Account(t)
 	_ = srv
-	if r := cosmosctl(t, "", "hedge-test", "--scenario", "brownout"); r.code != ExitUsage || !strings.Contains(r.errOut, "embedded emulator only") {
+	if r := clitest.Run(t, "", "hedge-test", "--scenario", "brownout"); r.Code != cmd.ExitUsage || !strings.Contains(r.ErrOut, "embedded emulator only") {
 		t.Fatalf("scenario against an account: %+v", r)
 	}
 }
 
 func TestHedgeTestReplicaMoveComparesReplicaHealth(t *testing.T) {
-	isolate(t)
-	r := cosmosctl(t, "", "hedge-test", "--scenario", "replica-move", "--count", "80", "--concurrency", "4", "--items", "8",
+	testkit.Isolate(t)
+	r := clitest.Run(t, "", "hedge-test", "--scenario", "replica-move", "--count", "80", "--concurrency", "4", "--items", "8",
 		"--strategies", "none", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	var rep hedgeTestReport
-	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Strategies) != 2 || rep.Strategies[0].Name != "none" || rep.Strategies[1].Name != "none (no replica health)" ||
@@ -108,26 +112,26 @@ func TestHedgeTestReplicaMoveComparesReplicaHealth(t *testing.T) {
 		}
 	}
 
-	r = cosmosctl(t, "", "hedge-test", "--scenario", "replica-move", "--count", "20", "--concurrency", "2", "--items", "4", "--strategies", "none")
-	if r.code != 0 || !strings.Contains(r.out, "none (no replica health)") || !strings.Contains(r.out, "REPLICA HEALTH") ||
-		!strings.Contains(r.out, "reads sent to the moved replica after its first 410: health-aware 0 of ") {
-		t.Fatalf("exit %d:\n%s%s", r.code, r.out, r.errOut)
+	r = clitest.Run(t, "", "hedge-test", "--scenario", "replica-move", "--count", "20", "--concurrency", "2", "--items", "4", "--strategies", "none")
+	if r.Code != 0 || !strings.Contains(r.Out, "none (no replica health)") || !strings.Contains(r.Out, "REPLICA HEALTH") ||
+		!strings.Contains(r.Out, "reads sent to the moved replica after its first 410: health-aware 0 of ") {
+		t.Fatalf("exit %d:\n%s%s", r.Code, r.Out, r.ErrOut)
 	}
 }
 
 func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
-	isolate(t)
+	testkit.Isolate(t)
 	const count, concurrency = 30, 4
-	r := cosmosctl(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "30", "--concurrency", "4", "--items", "4",
+	r := clitest.Run(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "30", "--concurrency", "4", "--items", "4",
 		"--strategies", "none,fanout", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
-	if !strings.Contains(r.errOut, "scenario: write-region-down") || !strings.Contains(r.errOut, "write phase: 30 upserts of cosmosctl-hedge-test-write-0…29") {
-		t.Fatalf("stderr %q", r.errOut)
+	if !strings.Contains(r.ErrOut, "scenario: write-region-down") || !strings.Contains(r.ErrOut, "write phase: 30 upserts of cosmosctl-hedge-test-write-0…29") {
+		t.Fatalf("stderr %q", r.ErrOut)
 	}
 	var rep hedgeTestReport
-	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Scenario != "write-region-down" || len(rep.Strategies) != 2 {
@@ -182,7 +186,7 @@ func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
 	var raw struct {
 		Writes []map[string]any `json:"writes"`
 	}
-	if err := json.Unmarshal([]byte(r.out), &raw); err != nil {
+	if err := json.Unmarshal([]byte(r.Out), &raw); err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"account", "write_regions", "attempted", "written", "failed", "timeouts", "written_by_region",
@@ -197,35 +201,35 @@ func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
 }
 
 func TestHedgeTestWriteRegionDownTable(t *testing.T) {
-	isolate(t)
-	r := cosmosctl(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "12", "--concurrency", "3", "--items", "3", "--strategies", "none")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	testkit.Isolate(t)
+	r := clitest.Run(t, "", "hedge-test", "--scenario", "write-region-down", "--count", "12", "--concurrency", "3", "--items", "3", "--strategies", "none")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	for _, want := range []string{"STRATEGY", "\nwrites while the write region is down:\n", "\n  single-write account: 0 of 12 written; each failed in at most ",
 		"the write region East US did not take the write", "\n  multi-write account:  ", " written (West US ", "recommendation:"} {
-		if !strings.Contains(r.out, want) {
-			t.Fatalf("output lacks %q:\n%s", want, r.out)
+		if !strings.Contains(r.Out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, r.Out)
 		}
 	}
-	if strings.Index(r.out, "writes while") < strings.Index(r.out, "STRATEGY") {
-		t.Fatalf("the writes follow the table:\n%s", r.out)
+	if strings.Index(r.Out, "writes while") < strings.Index(r.Out, "STRATEGY") {
+		t.Fatalf("the writes follow the table:\n%s", r.Out)
 	}
 }
 
 func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
-	isolate(t)
+	testkit.Isolate(t)
 	// The first region never answers: each read there waits out its attempt timeout
 	// (capped small here, with room for a loaded machine: the other regions take up to
 	// 90 ms, more under the race detector) and goes on, until region health moves the
 	// region last.
-	r := cosmosctl(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "400ms", "--count", "30", "--concurrency", "4", "--items", "4",
+	r := clitest.Run(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "400ms", "--count", "30", "--concurrency", "4", "--items", "4",
 		"--strategies", "none,threshold=50ms/20ms,fanout,adaptive", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	var rep hedgeTestReport
-	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Scenario != "hang" || len(rep.Strategies) != 4 || rep.Writes != nil {
@@ -244,7 +248,7 @@ func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
 // with the first region down, fan-out's extra requests count against the requests the
 // workload needs, and every operation is answered elsewhere.
 func TestHedgeTestQueryWorkloads(t *testing.T) {
-	isolate(t)
+	testkit.Isolate(t)
 	for _, tc := range []struct {
 		op string
 		// perOp is the fewest engine operations one workload operation takes.
@@ -254,13 +258,13 @@ func TestHedgeTestQueryWorkloads(t *testing.T) {
 		{"query-cross", 5},
 	} {
 		t.Run(tc.op, func(t *testing.T) {
-			r := cosmosctl(t, "", "hedge-test", "--op", tc.op, "--count", "30", "--concurrency", "4", "--items", "5",
+			r := clitest.Run(t, "", "hedge-test", "--op", tc.op, "--count", "30", "--concurrency", "4", "--items", "5",
 				"--strategies", "none,fanout,adaptive", "--scenario", "outage", "-o", "json")
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.errOut)
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 			}
 			var rep hedgeTestReport
-			if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+			if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 				t.Fatal(err)
 			}
 			if rep.Op != tc.op || len(rep.Strategies) != 3 {
@@ -280,8 +284,8 @@ func TestHedgeTestQueryWorkloads(t *testing.T) {
 		})
 	}
 	for _, args := range [][]string{{"--op", "scan"}, {"--op", "query", "--scenario", "replica-move"}} {
-		if r := cosmosctl(t, "", append([]string{"hedge-test"}, args...)...); r.code != ExitUsage || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 {
-			t.Fatalf("%v: exit %d %q", args, r.code, r.errOut)
+		if r := clitest.Run(t, "", append([]string{"hedge-test"}, args...)...); r.Code != cmd.ExitUsage || strings.Count(strings.TrimSpace(r.ErrOut), "\n") != 0 {
+			t.Fatalf("%v: exit %d %q", args, r.Code, r.ErrOut)
 		}
 	}
 }

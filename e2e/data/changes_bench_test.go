@@ -1,6 +1,6 @@
 //go:build linux
 
-package cmd
+package data_test
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator"
+
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // BenchmarkChangesInvocation100k is `cosmosctl changes -o ndjson` as an operator runs it,
@@ -22,13 +24,13 @@ import (
 //	go test -run '^$' -bench ChangesInvocation100k -benchtime 3x ./cmd/
 func BenchmarkChangesInvocation100k(b *testing.B) {
 	const n = 100000
-	bin := cosmosctlBinary(b)
+	bin := testkit.Binary(b)
 	srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	loadItems(b, srv, n)
+	testkit.LoadItems(b, srv, n)
 	dir := b.TempDir()
 	env := append(os.Environ(), "COSMOSCTL_ENDPOINT="+srv.Endpoint(), "COSMOSCTL_KEY="+srv.Key(), "COSMOSCTL_DATABASE=app", "COSMOSCTL_CONTAINER=items",
 		"COSMOSCTL_CONFIG="+filepath.Join(dir, "none.toml"), "COSMOSCTL_STATE_DIR="+dir)
@@ -49,7 +51,7 @@ func BenchmarkChangesInvocation100k(b *testing.B) {
 		for sc.Scan() {
 			lines++
 			if lines%100 == 0 {
-				maxRSS = max(maxRSS, peakRSS(cmd.Process.Pid))
+				maxRSS = max(maxRSS, testkit.PeakRSS(cmd.Process.Pid))
 			}
 		}
 		if err := cmd.Wait(); err != nil {

@@ -1,4 +1,4 @@
-package cmd
+package data_test
 
 import (
 	"context"
@@ -16,6 +16,10 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // exportLines parses NDJSON into items and fails on anything else.
@@ -53,7 +57,7 @@ func exportedIDs(t *testing.T, s string) []string {
 	return ids
 }
 
-func qids(items []qitem) []string {
+func qids(items []testkit.QueryItem) []string {
 	var out []string
 	for _, it := range items {
 		out = append(out, it.ID)
@@ -64,16 +68,16 @@ func qids(items []qitem) []string {
 
 // TestExportEveryFlag: each source and flag on the emulator's four ranges.
 func TestExportEveryFlag(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	testAccountWith(t, items)
 	// One item written with write retries that leave a _trackingId in it.
-	if r := cosmosctl(t, `{"id":"tracked","pk":"p1","n":1000}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.code != 0 {
+	if r := clitest.Run(t, `{"id":"tracked","pk":"p1","n":1000}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.Code != 0 {
 		t.Fatalf("create: %+v", r)
 	}
 	all := append(qids(items), "tracked")
 	slices.Sort(all)
-	p3 := qids(where(items, func(i qitem) bool { return i.PK == "p3" }))
-	red := qids(where(items, func(i qitem) bool { return i.Cat == "red" && i.N > 30 }))
+	p3 := qids(testkit.Where(items, func(i testkit.QueryItem) bool { return i.PK == "p3" }))
+	red := qids(testkit.Where(items, func(i testkit.QueryItem) bool { return i.Cat == "red" && i.N > 30 }))
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -139,14 +143,14 @@ func TestExportEveryFlag(t *testing.T) {
 				if toFile {
 					args = append(args, "--output-file", path)
 				}
-				r := cosmosctl(t, "", args...)
-				if r.code != 0 {
-					t.Fatalf("exit %d: %s", r.code, r.errOut)
+				r := clitest.Run(t, "", args...)
+				if r.Code != 0 {
+					t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 				}
-				got := r.out
+				got := r.Out
 				if toFile {
-					if r.out != "" {
-						t.Fatalf("with --output stdout must stay empty: %q", r.out)
+					if r.Out != "" {
+						t.Fatalf("with --output stdout must stay empty: %q", r.Out)
 					}
 					b, err := os.ReadFile(path)
 					if err != nil {
@@ -167,15 +171,15 @@ func TestExportEveryFlag(t *testing.T) {
 	}
 }
 
-// testAccountWith is queryAccount: the test account with items, four ranges.
-func testAccountWith(t *testing.T, items []qitem, mutate ...func(*emulator.Config)) *emulator.Server {
+// testAccountWith is testkit.QueryAccount: the test account with items, four ranges.
+func testAccountWith(t *testing.T, items []testkit.QueryItem, mutate ...func(*emulator.Config)) *emulator.Server {
 	t.Helper()
-	return queryAccount(t, items, mutate...)
+	return testkit.QueryAccount(t, items, mutate...)
 }
 
 // TestExportBadInputIsOneLineAndExitCode2: before anything is read or written.
 func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
-	testAccountWith(t, makeQueryItems(8))
+	testAccountWith(t, testkit.QueryItems(8))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.ndjson")
 	garbage := filepath.Join(dir, "garbage.state")
@@ -183,7 +187,7 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 	// A state of another query: written by a completed export of a query.
 	other := filepath.Join(dir, "other.state")
 	otherOut := filepath.Join(dir, "other.ndjson")
-	if r := cosmosctl(t, "", "export", "--query", "SELECT * FROM c WHERE c.n > 3", "--output-file", otherOut, "--state", other); r.code != 0 {
+	if r := clitest.Run(t, "", "export", "--query", "SELECT * FROM c WHERE c.n > 3", "--output-file", otherOut, "--state", other); r.Code != 0 {
 		t.Fatalf("%+v", r)
 	}
 	for _, tc := range []struct {
@@ -215,9 +219,9 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := os.ReadFile(otherOut)
-			r := cosmosctl(t, "", append([]string{"export"}, tc.args...)...)
-			if r.code != ExitUsage || r.out != "" || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 || !strings.HasPrefix(r.errOut, "Error: ") || !strings.Contains(r.errOut, tc.want) {
-				t.Fatalf("exit %d (want 2), stdout %q, stderr %q (want one line with %q)", r.code, r.out, r.errOut, tc.want)
+			r := clitest.Run(t, "", append([]string{"export"}, tc.args...)...)
+			if r.Code != cmd.ExitUsage || r.Out != "" || strings.Count(strings.TrimSpace(r.ErrOut), "\n") != 0 || !strings.HasPrefix(r.ErrOut, "Error: ") || !strings.Contains(r.ErrOut, tc.want) {
+				t.Fatalf("exit %d (want 2), stdout %q, stderr %q (want one line with %q)", r.Code, r.Out, r.ErrOut, tc.want)
 			}
 			if after, _ := os.ReadFile(otherOut); string(after) != string(before) {
 				t.Fatal("a refused export changed another export's file")
@@ -240,7 +244,7 @@ func TestExportStateResumesAndACompleteExportDoesNothing(t *testing.T) {
 }
 
 func testExportStateResumes(t *testing.T, source string) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	// Pages of one item, 20 ms each until the interrupt: 2.4 s in all, far longer than
 	// the test takes to make the later pages hang once the first item is in the file.
 	srv := testAccountWith(t, items)
@@ -254,11 +258,11 @@ func testExportStateResumes(t *testing.T, source string) {
 	args := []string{"export", "--output-file", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	streams, _, errOut := testIO()
+	streams, _, errOut := clitest.IO()
 	done := make(chan int, 1)
 	// Hang the query's pages once an item is in the file: the export then waits on a
 	// page when Ctrl-C comes.
-	go func() { done <- Run(ctx, streams, args) }()
+	go func() { done <- cmd.Run(ctx, streams, args) }()
 	waitFor(t, 30*time.Second, func() bool {
 		b, _ := os.ReadFile(out)
 		return len(b) > 0
@@ -276,7 +280,7 @@ func testExportStateResumes(t *testing.T, source string) {
 	}
 	srv.Faults().Remove(rule.ID)
 	srv.Faults().Remove(slow.ID) // the resumed runs only have to finish
-	if code != ExitInterrupted || !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume") ||
+	if code != cmd.ExitInterrupted || !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume") ||
 		!strings.Contains(errOut.String(), "Error: interrupted: export after ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
@@ -285,16 +289,16 @@ func testExportStateResumes(t *testing.T, source string) {
 	if n == 0 || n >= len(items) {
 		t.Fatalf("%d items before the interrupt", n)
 	}
-	r := cosmosctl(t, "", args...)
-	if r.code != 0 || r.out != "" {
+	r := clitest.Run(t, "", args...)
+	if r.Code != 0 || r.Out != "" {
 		t.Fatalf("resume: %+v", r)
 	}
 	b, _ := os.ReadFile(out)
 	if ids := exportedIDs(t, string(b)); !slices.Equal(ids, qids(items)) {
 		t.Fatalf("after resuming the file holds %d items: %v", len(ids), ids)
 	}
-	r = cosmosctl(t, "", args...)
-	if r.code != 0 || !strings.Contains(r.errOut, "is complete (120 items in "+out+"): nothing to do") {
+	r = clitest.Run(t, "", args...)
+	if r.Code != 0 || !strings.Contains(r.ErrOut, "is complete (120 items in "+out+"): nothing to do") {
 		t.Fatalf("a complete export again: %+v", r)
 	}
 	if again, _ := os.ReadFile(out); string(again) != string(b) {
@@ -318,7 +322,7 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
 // region, the export completes from the others with every item once, each page bounded
 // by the attempt timeout or a hedge.
 func TestExportSurvivesASickFirstRegion(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	hedged := []string{"--hedge-threshold", "50ms", "--attempt-timeout", "500ms"}
 	for _, tc := range []struct {
 		name string
@@ -342,11 +346,11 @@ func TestExportSurvivesASickFirstRegion(t *testing.T) {
 	}
 }
 
-func testExportIncident(t *testing.T, items []qitem, source string, rule faults.Rule, args []string) {
+func testExportIncident(t *testing.T, items []testkit.QueryItem, source string, rule faults.Rule, args []string) {
 	srv := testAccountWith(t, items)
 	// A command before the incident saves the account's topology, as an
 	// operator's earlier commands did.
-	if r := cosmosctl(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.code != 0 {
+	if r := clitest.Run(t, "", "query", "SELECT VALUE COUNT(1) FROM c"); r.Code != 0 {
 		t.Fatalf("before the fault: %+v", r)
 	}
 	if _, err := srv.AddFault(rule); err != nil {
@@ -355,10 +359,10 @@ func testExportIncident(t *testing.T, items []qitem, source string, rule faults.
 	dir := t.TempDir()
 	out := filepath.Join(dir, "items.ndjson")
 	start := time.Now()
-	r := cosmosctl(t, "", append([]string{"export", "--source", source, "--page-size", "20", "--output-file", out, "--state", filepath.Join(dir, "s")}, args...)...)
+	r := clitest.Run(t, "", append([]string{"export", "--source", source, "--page-size", "20", "--output-file", out, "--state", filepath.Join(dir, "s")}, args...)...)
 	elapsed := time.Since(start)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	b, _ := os.ReadFile(out)
 	if got := exportedIDs(t, string(b)); !slices.Equal(got, qids(items)) {
@@ -375,15 +379,15 @@ func testExportIncident(t *testing.T, items []qitem, source string, rule faults.
 // either source, loads into another account with cosmosctl import, every line created
 // and none rejected, and an export of the copy is the same file but for order.
 func TestAStrippedExportReImports(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	for _, source := range []string{"query", "change-feed"} {
 		t.Run(source, func(t *testing.T) {
 			testAccountWith(t, items)
-			if r := cosmosctl(t, `{"id":"tracked","pk":"p1","nested":{"_rid":"stays"}}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.code != 0 {
+			if r := clitest.Run(t, `{"id":"tracked","pk":"p1","nested":{"_rid":"stays"}}`, "create", "-f", "-", "--write-retries", "tracking-id"); r.Code != 0 {
 				t.Fatalf("create: %+v", r)
 			}
 			file := filepath.Join(t.TempDir(), "items.ndjson")
-			if r := cosmosctl(t, "", "export", "--source", source, "--strip-system", "--strip-tracking-id", "--output-file", file); r.code != 0 {
+			if r := clitest.Run(t, "", "export", "--source", source, "--strip-system", "--strip-tracking-id", "--output-file", file); r.Code != 0 {
 				t.Fatalf("export: %+v", r)
 			}
 			b, _ := os.ReadFile(file)
@@ -394,13 +398,13 @@ func TestAStrippedExportReImports(t *testing.T) {
 			if !strings.Contains(exported, `"nested":{"_rid":"stays"}`) {
 				t.Fatal("a nested _rid is the item's own and must stay")
 			}
-			testAccount(t) // a new, empty account
-			r := cosmosctl(t, "", "import", file, "-o", "json")
-			if r.code != 0 || !strings.Contains(r.out, `"event": "report"`) {
-				t.Fatalf("import: exit %d: %s %s", r.code, r.out, r.errOut)
+			testkit.Account(t) // a new, empty account
+			r := clitest.Run(t, "", "import", file, "-o", "json")
+			if r.Code != 0 || !strings.Contains(r.Out, `"event": "report"`) {
+				t.Fatalf("import: exit %d: %s %s", r.Code, r.Out, r.ErrOut)
 			}
-			r = cosmosctl(t, "", "export", "--strip-system", "--strip-tracking-id")
-			if r.code != 0 {
+			r = clitest.Run(t, "", "export", "--strip-system", "--strip-tracking-id")
+			if r.Code != 0 {
 				t.Fatalf("export of the copy: %+v", r)
 			}
 			sorted := func(s string) []string {
@@ -408,7 +412,7 @@ func TestAStrippedExportReImports(t *testing.T) {
 				slices.Sort(out)
 				return out
 			}
-			if a, b := sorted(exported), sorted(r.out); !slices.Equal(a, b) {
+			if a, b := sorted(exported), sorted(r.Out); !slices.Equal(a, b) {
 				t.Fatalf("the copy's export differs:\n%v\n%v", a[:3], b[:3])
 			}
 		})
@@ -452,27 +456,27 @@ func exportReportOf(t *testing.T, errOut string) (report struct {
 // what the whole export costs, it takes at least most of a second, where without the
 // cap it takes a fraction of one.
 func TestExportProgressJSONAndTheRUCap(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	testAccountWith(t, items)
-	r := cosmosctl(t, "", "export", "--page-size", "10", "--progress", "json")
-	if r.code != 0 {
+	r := clitest.Run(t, "", "export", "--page-size", "10", "--progress", "json")
+	if r.Code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	free, events := exportReportOf(t, r.errOut)
+	free, events := exportReportOf(t, r.ErrOut)
 	if events == 0 || free.Items != int64(len(items)) || !free.Complete || free.RequestCharge <= 0 || free.Requests < 12 {
 		t.Fatalf("report %+v after %d progress events", free, events)
 	}
-	if ids := exportedIDs(t, r.out); len(ids) != len(items) {
+	if ids := exportedIDs(t, r.Out); len(ids) != len(items) {
 		t.Fatalf("%d items on stdout", len(ids))
 	}
 	capRU := free.RequestCharge / 2
 	start := time.Now()
-	r = cosmosctl(t, "", "export", "--page-size", "10", "--progress", "json", "--max-ru-per-second", strconv.FormatFloat(capRU, 'f', 2, 64))
+	r = clitest.Run(t, "", "export", "--page-size", "10", "--progress", "json", "--max-ru-per-second", strconv.FormatFloat(capRU, 'f', 2, 64))
 	took := time.Since(start)
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	capped, _ := exportReportOf(t, r.errOut)
+	capped, _ := exportReportOf(t, r.ErrOut)
 	// The limiter starts with a second's worth and lets the last page go on credit: at
 	// least (cost − cap − a page) / cap = 1 − 1/12 s; generous below that, unbounded
 	// above only by the test's own timeout.
@@ -485,16 +489,16 @@ func TestExportProgressJSONAndTheRUCap(t *testing.T) {
 // cleared at the end (the data on stdout or in the file never has it); with the items
 // streaming to the same terminal there is no bar, the items being the progress.
 func TestExportProgressBarOnATerminal(t *testing.T) {
-	items := makeQueryItems(queryTestItems)
+	items := testkit.QueryItems(testkit.QueryTestItems)
 	// Pages of 4 at 20 ms: 0.6 s or more, past the bar's first redraw (200 ms) three
 	// times over.
 	testAccountWith(t, items, func(c *emulator.Config) {
 		c.Latency = []faults.LatencySpec{{Operation: faults.OpQuery, Distribution: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}}
 	})
 	out := filepath.Join(t.TempDir(), "items.ndjson")
-	streams, stdout, errOut := testIO()
+	streams, stdout, errOut := clitest.IO()
 	streams.ErrTTY, streams.ErrWidth = true, 100
-	if code := Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output-file", out}); code != 0 {
+	if code := cmd.Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output-file", out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	e := errOut.String()
@@ -504,9 +508,9 @@ func TestExportProgressBarOnATerminal(t *testing.T) {
 	if b, _ := os.ReadFile(out); strings.Contains(string(b), "\033") || len(exportedIDs(t, string(b))) != len(items) {
 		t.Fatal("the file has the bar in it, or not every item")
 	}
-	streams, stdout, errOut = testIO()
+	streams, stdout, errOut = clitest.IO()
 	streams.ErrTTY, streams.OutTTY = true, true
-	if code := Run(context.Background(), streams, []string{"export", "--page-size", "5", "--parallelism", "1"}); code != 0 {
+	if code := cmd.Run(context.Background(), streams, []string{"export", "--page-size", "5", "--parallelism", "1"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if strings.Contains(errOut.String(), "\r\033[K") || len(exportedIDs(t, stdout.String())) != len(items) {
@@ -515,12 +519,12 @@ func TestExportProgressBarOnATerminal(t *testing.T) {
 }
 
 // seedItems writes items straight to the emulator.
-func seedItems(t *testing.T, srv *emulator.Server, items []qitem) {
+func seedItems(t *testing.T, srv *emulator.Server, items []testkit.QueryItem) {
 	t.Helper()
 	cred, _ := cosmos.NewMasterKey(srv.Key())
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
 	for _, it := range items {
-		body, _ := json.Marshal(it.doc())
+		body, _ := json.Marshal(it.Doc())
 		pk, _ := cosmos.PK(it.PK)
 		req := &cosmos.Request{Method: http.MethodPost, Path: cosmos.ItemsPath("app", "items"), Header: http.Header{}, Body: body}
 		req.Header.Set(cosmos.HeaderPartitionKey, pk.JSON())
@@ -534,7 +538,7 @@ func seedItems(t *testing.T, srv *emulator.Server, items []qitem) {
 // (100 a range). Capped below a range's share the export is never throttled;
 // unlimited, its pages are throttled (429/3200) and it still completes with every item.
 func TestExportUnderProvisionedThroughput(t *testing.T) {
-	items := makeQueryItems(200)
+	items := testkit.QueryItems(200)
 	srv := testAccountWith(t, items)
 	srv.SetEnforceThroughput(true) // once the items are in
 	type report struct {
@@ -550,24 +554,24 @@ func TestExportUnderProvisionedThroughput(t *testing.T) {
 		return r
 	}
 	// Capped first: an unlimited export leaves the ranges' budgets spent for a while.
-	r := cosmosctl(t, "", "export", "--page-size", "20", "--progress", "json", "--max-ru-per-second", "80")
-	capped := last(r.errOut)
-	if r.code != 0 || !capped.Complete || capped.Items != 200 || capped.Throttled != 0 {
-		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.code, capped)
+	r := clitest.Run(t, "", "export", "--page-size", "20", "--progress", "json", "--max-ru-per-second", "80")
+	capped := last(r.ErrOut)
+	if r.Code != 0 || !capped.Complete || capped.Items != 200 || capped.Throttled != 0 {
+		t.Fatalf("capped at 80 RU/s: exit %d, report %+v", r.Code, capped)
 	}
 	// Unlimited over 1,200 items: about 500 RU, over a range's share in the ranges of
 	// four of the thirteen keys or more, read in a fraction of a second.
 	srv.SetEnforceThroughput(false)
-	more := makeQueryItems(1200)[200:]
+	more := testkit.QueryItems(1200)[200:]
 	for i := range more {
 		more[i].ID = fmt.Sprintf("more-%04d", i)
 	}
 	seedItems(t, srv, more)
 	srv.SetEnforceThroughput(true)
-	r = cosmosctl(t, "", "export", "--page-size", "100", "--parallelism", "4", "--progress", "json")
-	free := last(r.errOut)
-	if r.code != 0 || !free.Complete || free.Items != 1200 || len(exportedIDs(t, r.out)) != 1200 {
-		t.Fatalf("unlimited: exit %d, report %+v: %s", r.code, free, r.errOut)
+	r = clitest.Run(t, "", "export", "--page-size", "100", "--parallelism", "4", "--progress", "json")
+	free := last(r.ErrOut)
+	if r.Code != 0 || !free.Complete || free.Items != 1200 || len(exportedIDs(t, r.Out)) != 1200 {
+		t.Fatalf("unlimited: exit %d, report %+v: %s", r.Code, free, r.ErrOut)
 	}
 	if free.Throttled == 0 {
 		t.Fatalf("unlimited, %.0f RU in pages of 100 at once were never throttled by 100 RU/s a range", free.RequestCharge)

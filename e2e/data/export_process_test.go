@@ -1,12 +1,13 @@
 //go:build unix
 
-package cmd
+package data_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
 )
 
 // exportProcessItems is how many items the process tests export: pages of 10 at 20 ms
@@ -64,8 +67,8 @@ func exportBinary(t *testing.T) string {
 // to finish, is not.
 func slowExportAccount(t *testing.T) (want []string, fast func()) {
 	t.Helper()
-	items := makeQueryItems(exportProcessItems)
-	srv := queryAccount(t, items)
+	items := testkit.QueryItems(exportProcessItems)
+	srv := testkit.QueryAccount(t, items)
 	rule, err := srv.AddFault(faults.Rule{Operations: []string{faults.OpQuery}, Effect: faults.EffectDelay,
 		Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}})
 	if err != nil {
@@ -238,8 +241,8 @@ func TestExportCtrlCOnTheBinarySavesTheStateAndSaysHowToResume(t *testing.T) {
 	err := p.wait(t)
 	errOut := p.errOut
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-		t.Fatalf("exit %v, want %d: %s", err, ExitInterrupted, errOut.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != cmd.ExitInterrupted {
+		t.Fatalf("exit %v, want %d: %s", err, cmd.ExitInterrupted, errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "the state is saved in "+state+": run the same command to resume after the ") ||
 		!strings.Contains(errOut.String(), "Error: interrupted: export after ") {

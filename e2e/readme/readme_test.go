@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmd
+package readme_test
 
 import (
 	"bufio"
@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // The README's examples are run, so that they stay true: every command of a ```sh
@@ -42,7 +45,7 @@ import (
 // readmeNotRun are the examples the test does not run, by prefix, and why.
 var readmeNotRun = map[string]string{
 	"go run . hedge-test":                                     "compiles the module a second time; the command it runs, `cosmosctl hedge-test`, is run from the README's transcript",
-	"go test -race -count=1 ./...":                            "the test suite this test is part of",
+	"go test -race -count=1 -timeout 10m ./...":               "the test suite this test is part of",
 	"go test -run='^$' -fuzz=":                                "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
 	"go test -run='^$' -bench=":                               "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
 	"go build -o cosmosctl .":                                 "builds the binary this test runs: cosmosctlBinary builds it with go build",
@@ -72,8 +75,8 @@ var readmeEnv = map[string]struct{ env, why string }{
 
 // readmeExitCodes are the examples that exit non-zero, as the README says they do.
 var readmeExitCodes = map[string]int{
-	"cosmosctl create -f order.json": ExitUnavailable, // "East US, the write region, refuses connections"
-	"cosmosctl import mixed.ndjson":  ExitPartial,     // "2 lines rejected"
+	"cosmosctl create -f order.json": cmd.ExitUnavailable, // "East US, the write region, refuses connections"
+	"cosmosctl import mixed.ndjson":  cmd.ExitPartial,     // "2 lines rejected"
 }
 
 // readmeShows are what an example must print (stdout and stderr together), because the
@@ -132,7 +135,7 @@ type readmeBlock struct {
 
 func readmeBlocks(t *testing.T) []readmeBlock {
 	t.Helper()
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +218,8 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	checkReadmeTables(t, examples)
 
-	isolate(t)
-	r := &readmeRun{t: t, bin: cosmosctlBinary(t), bash: bash, blocks: blocks, dir: t.TempDir()}
+	testkit.Isolate(t)
+	r := &readmeRun{t: t, bin: testkit.Binary(t), bash: bash, blocks: blocks, dir: t.TempDir()}
 	r.prepare()
 	defer r.endSection()
 	for _, ex := range examples {
@@ -304,7 +307,7 @@ type readmeRun struct {
 // examples/, the binary built as ./cosmosctl, and an order.json.
 func (r *readmeRun) prepare() {
 	t := r.t
-	examples, err := filepath.Abs("../examples")
+	examples, err := filepath.Abs("../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +485,7 @@ func (r *readmeRun) bashRun(script string, env []string) (int, string) {
 // readmeBackground is an example started with a trailing &.
 type readmeBackground struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testkit.Buffer
 	done chan struct{}
 }
 
@@ -494,7 +497,7 @@ func (r *readmeRun) startBackground(where, script string, env []string) *readmeB
 	cmd := exec.Command(r.bash, "-c", readmePreamble+strings.TrimSuffix(strings.TrimSpace(script), "&"))
 	cmd.Dir, cmd.Env = r.dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	b := &readmeBackground{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
+	b := &readmeBackground{cmd: cmd, out: &testkit.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = b.out, b.out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", where, err)
@@ -527,7 +530,7 @@ func (b *readmeBackground) stop() {
 
 // cosmosctl runs the binary with the section's environment, for the givens.
 func (r *readmeRun) cosmosctl(env []string, stdin string, args ...string) (int, string, string) {
-	return runBinary(r.t, r.bin, env, stdin, args...)
+	return testkit.RunBinary(r.t, r.bin, env, stdin, args...)
 }
 
 // readmeEmulator is a standalone `cosmosctl emulator` process.
@@ -611,7 +614,7 @@ func givenETag(r *readmeRun, _ readmeExample) ([]string, func()) {
 }
 
 func givenKey(*readmeRun, readmeExample) ([]string, func()) {
-	return []string{"KEY=" + testAccountKey}, nil
+	return []string{"KEY=" + testkit.AccountKey}, nil
 }
 
 // givenProfiles writes the profiles file of the README's toml block in this section
@@ -629,7 +632,7 @@ func givenProfiles(r *readmeRun, ex readmeExample) ([]string, func()) {
 	dir := filepath.Join(r.home, ".config", "cosmosctl")
 	must(r.t, os.MkdirAll(dir, 0o700))
 	must(r.t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(toml), 0o600))
-	must(r.t, os.WriteFile(filepath.Join(dir, "prod.key"), []byte(testAccountKey), 0o600))
+	must(r.t, os.WriteFile(filepath.Join(dir, "prod.key"), []byte(testkit.AccountKey), 0o600))
 	return nil, nil
 }
 

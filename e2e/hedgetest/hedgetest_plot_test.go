@@ -1,4 +1,4 @@
-package cmd
+package hedgetest_test
 
 import (
 	"context"
@@ -14,6 +14,10 @@ import (
 	"testing"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+
+	"github.com/cosmosctl/cosmosctl/cmd"
+	"github.com/cosmosctl/cosmosctl/internal/clitest"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // countingAccount is an endpoint that counts the requests sent to it and answers each
@@ -26,7 +30,7 @@ func countingAccount(t *testing.T) *atomic.Int64 {
 		http.Error(w, `{"code":"ServiceUnavailable","message":"counting only"}`, http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(srv.Close)
-	isolate(t)
+	testkit.Isolate(t)
 	t.Setenv("COSMOSCTL_ENDPOINT", srv.URL)
 	t.Setenv("COSMOSCTL_KEY", cosmos.EmulatorKey)
 	t.Setenv("COSMOSCTL_DATABASE", "app")
@@ -58,9 +62,9 @@ func TestHedgeTestRefusesAPlotPathItCannotWriteBeforeAnyRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := cosmosctl(t, "", "hedge-test", "--count", "5", "--plot", tc.path)
-			if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) || r.out != "" {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and %q", r.code, r.out, r.errOut, ExitUsage, tc.want)
+			r := clitest.Run(t, "", "hedge-test", "--count", "5", "--plot", tc.path)
+			if r.Code != cmd.ExitUsage || !strings.Contains(r.ErrOut, tc.want) || r.Out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and %q", r.Code, r.Out, r.ErrOut, cmd.ExitUsage, tc.want)
 			}
 			if n := requests.Load(); n != 0 {
 				t.Fatalf("%d requests sent before the bad --plot was refused", n)
@@ -68,10 +72,10 @@ func TestHedgeTestRefusesAPlotPathItCannotWriteBeforeAnyRequest(t *testing.T) {
 		})
 	}
 	t.Run("the embedded emulator is not even started", func(t *testing.T) {
-		isolate(t)
-		r := cosmosctl(t, "", "hedge-test", "--plot", "/nonexistent/x.svg")
-		if r.code != ExitUsage || strings.Contains(r.errOut, "embedded emulator") || strings.Contains(r.errOut, "scenario:") {
-			t.Fatalf("exit %d, stderr %q", r.code, r.errOut)
+		testkit.Isolate(t)
+		r := clitest.Run(t, "", "hedge-test", "--plot", "/nonexistent/x.svg")
+		if r.Code != cmd.ExitUsage || strings.Contains(r.ErrOut, "embedded emulator") || strings.Contains(r.ErrOut, "scenario:") {
+			t.Fatalf("exit %d, stderr %q", r.Code, r.ErrOut)
 		}
 	})
 
@@ -80,9 +84,9 @@ func TestHedgeTestRefusesAPlotPathItCannotWriteBeforeAnyRequest(t *testing.T) {
 	t.Run("a good path lets the test run; its failure keeps the old chart", func(t *testing.T) {
 		chart := filepath.Join(t.TempDir(), "old.svg")
 		os.WriteFile(chart, []byte("old chart"), 0o644)
-		r := cosmosctl(t, "", "hedge-test", "--count", "5", "--items", "1", "--plot", chart)
-		if r.code == ExitOK || requests.Load() == 0 {
-			t.Fatalf("exit %d after %d requests against an account that answers 503", r.code, requests.Load())
+		r := clitest.Run(t, "", "hedge-test", "--count", "5", "--items", "1", "--plot", chart)
+		if r.Code == cmd.ExitOK || requests.Load() == 0 {
+			t.Fatalf("exit %d after %d requests against an account that answers 503", r.Code, requests.Load())
 		}
 		assertOnlyFile(t, chart, "old chart")
 	})
@@ -106,14 +110,14 @@ func assertOnlyFile(t *testing.T, path, want string) {
 
 // onStderr is a stderr that calls fn once, when the command has written mark to it.
 type onStderr struct {
-	syncBuffer
+	testkit.Buffer
 	mark string
 	fn   func()
 	once sync.Once
 }
 
 func (o *onStderr) Write(p []byte) (int, error) {
-	n, err := o.syncBuffer.Write(p)
+	n, err := o.Buffer.Write(p)
 	if strings.Contains(o.String(), o.mark) {
 		o.once.Do(o.fn)
 	}
@@ -122,15 +126,15 @@ func (o *onStderr) Write(p []byte) (int, error) {
 
 // hedgeTestWhile runs hedge-test on the embedded emulator and calls during once the
 // scenario is in place, before the first strategy runs.
-func hedgeTestWhile(t *testing.T, during func(), args ...string) runResult {
+func hedgeTestWhile(t *testing.T, during func(), args ...string) clitest.Result {
 	t.Helper()
-	isolate(t)
-	io, out, _ := testIO()
+	testkit.Isolate(t)
+	io, out, _ := clitest.IO()
 	errOut := &onStderr{mark: "scenario:", fn: during}
 	io.ErrOut = errOut
-	code := Run(context.Background(), io, append([]string{"hedge-test", "--count", "30", "--concurrency", "4", "--items", "3",
+	code := cmd.Run(context.Background(), io, append([]string{"hedge-test", "--count", "30", "--concurrency", "4", "--items", "3",
 		"--strategies", "none,fanout", "--scenario", "outage"}, args...))
-	return runResult{code, out.String(), errOut.String()}
+	return clitest.Result{Code: code, Out: out.String(), ErrOut: errOut.String()}
 }
 
 func TestHedgeTestPlotThatCannotBeWrittenAtTheEndKeepsTheResults(t *testing.T) {
@@ -141,22 +145,22 @@ func TestHedgeTestPlotThatCannotBeWrittenAtTheEndKeepsTheResults(t *testing.T) {
 			// The directory is there when the command checks it, and gone when the chart
 			// is written.
 			r := hedgeTestWhile(t, func() { os.RemoveAll(dir) }, "-o", format, "--plot", filepath.Join(dir, "chart.html"))
-			if r.code != ExitError {
-				t.Fatalf("exit %d, want %d: %s", r.code, ExitError, r.errOut)
+			if r.Code != cmd.ExitError {
+				t.Fatalf("exit %d, want %d: %s", r.Code, cmd.ExitError, r.ErrOut)
 			}
-			if !strings.Contains(r.errOut, "Error: the results above are complete, but the chart could not be written to --plot "+filepath.Join(dir, "chart.html")+": no such file or directory") {
-				t.Fatalf("stderr %q", r.errOut)
+			if !strings.Contains(r.ErrOut, "Error: the results above are complete, but the chart could not be written to --plot "+filepath.Join(dir, "chart.html")+": no such file or directory") {
+				t.Fatalf("stderr %q", r.ErrOut)
 			}
 			if format == "json" {
 				var rep hedgeTestReport
-				if err := json.Unmarshal([]byte(r.out), &rep); err != nil || len(rep.Strategies) != 2 || rep.Recommendation.Reason == "" {
-					t.Fatalf("stdout is not the complete report (%v):\n%s", err, r.out)
+				if err := json.Unmarshal([]byte(r.Out), &rep); err != nil || len(rep.Strategies) != 2 || rep.Recommendation.Reason == "" {
+					t.Fatalf("stdout is not the complete report (%v):\n%s", err, r.Out)
 				}
 				return
 			}
 			for _, want := range []string{"STRATEGY", "none", "fanout", "recommendation:"} {
-				if !strings.Contains(r.out, want) {
-					t.Fatalf("the table lacks %q:\n%s", want, r.out)
+				if !strings.Contains(r.Out, want) {
+					t.Fatalf("the table lacks %q:\n%s", want, r.Out)
 				}
 			}
 		})
@@ -169,18 +173,18 @@ func TestHedgeTestPlotReplacesAnExistingChartOnlyWhenComplete(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	isolate(t)
-	io, _, _ := testIO()
+	testkit.Isolate(t)
+	io, _, _ := clitest.IO()
 	io.ErrOut = &onStderr{mark: "scenario:", fn: cancel}
-	code := Run(ctx, io, []string{"hedge-test", "--count", "200", "--concurrency", "2", "--rate", "50", "--items", "3", "--plot", chart})
-	if code != ExitInterrupted {
-		t.Fatalf("exit %d after Ctrl-C, want %d", code, ExitInterrupted)
+	code := cmd.Run(ctx, io, []string{"hedge-test", "--count", "200", "--concurrency", "2", "--rate", "50", "--items", "3", "--plot", chart})
+	if code != cmd.ExitInterrupted {
+		t.Fatalf("exit %d after Ctrl-C, want %d", code, cmd.ExitInterrupted)
 	}
 	assertOnlyFile(t, chart, "old chart")
 
 	r := hedgeTestWhile(t, func() {}, "--plot", chart)
-	if r.code != 0 || !strings.Contains(r.errOut, "chart written to "+chart) {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 || !strings.Contains(r.ErrOut, "chart written to "+chart) {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	assertOnlyFile(t, chart, "")
 	if svg, _ := os.ReadFile(chart); !strings.HasPrefix(string(svg), "<svg") {
@@ -194,8 +198,8 @@ func TestHedgeTestPlotReplacesAnExistingChartOnlyWhenComplete(t *testing.T) {
 func TestHedgeTestPlotHTMLIsTheReport(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.html")
 	r := hedgeTestWhile(t, func() {}, "--plot", path, "--target-p99", "1h")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -216,7 +220,7 @@ func TestHedgeTestPlotHTMLIsTheReport(t *testing.T) {
 	}
 	// The table's figures are the terminal's.
 	rows := 0
-	for _, line := range strings.Split(r.out, "\n") {
+	for _, line := range strings.Split(r.Out, "\n") {
 		if f := strings.Fields(line); len(f) > 3 && (f[0] == "none" || f[0] == "fanout") {
 			rows++
 			for _, cell := range f[1:7] {
@@ -227,6 +231,6 @@ func TestHedgeTestPlotHTMLIsTheReport(t *testing.T) {
 		}
 	}
 	if rows != 2 {
-		t.Fatalf("%d strategies in the table, want 2:\n%s", rows, r.out)
+		t.Fatalf("%d strategies in the table, want 2:\n%s", rows, r.Out)
 	}
 }

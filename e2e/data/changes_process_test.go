@@ -1,4 +1,4 @@
-package cmd
+package data_test
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"github.com/cosmosctl/cosmosctl/changefeed"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
+
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // TestChangesKilledAndResumedWhileWritesContinue is the acceptance test of --state: the
@@ -29,8 +31,8 @@ func TestChangesKilledAndResumedWhileWritesContinue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := cosmosctlBinary(t)
-	srv := testAccount(t)
+	bin := testkit.Binary(t)
+	srv := testkit.Account(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "feed.json")
 	const pageSize = 5
@@ -134,7 +136,7 @@ func TestChangesKilledAndResumedWhileWritesContinue(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	// The last run catches up with everything written and stops.
-	code, out, errOut := runBinary(t, bin, env, "", "changes", "--state", state, "--page-size", fmt.Sprint(pageSize))
+	code, out, errOut := testkit.RunBinary(t, bin, env, "", "changes", "--state", state, "--page-size", fmt.Sprint(pageSize))
 	if code != 0 {
 		t.Fatalf("last run: exit %d: %s", code, errOut)
 	}
