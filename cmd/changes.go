@@ -96,9 +96,10 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
-	o.conn.streams = true
+	o.conn.format.add(config.OutputNDJSON, config.OutputTSV)
+	o.conn.format.streams()
 	f := c.Flags()
-	f.Lookup("output").Usage = "table (a terminal's default), json or ndjson (one item a line, as the changes arrive; the default off a terminal) ($COSMOSCTL_OUTPUT)"
+	f.Lookup("output").Usage = "table (a terminal's default), tsv, json or ndjson (both one item a line, as the changes arrive; the default off a terminal) ($COSMOSCTL_OUTPUT)"
 	f.Lookup("diagnostics").Usage = "print every poll (range, status, changes, RU, duration, regions) on stderr, terminal or not"
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each poll, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.from, "from", "beginning", "where a first run starts: beginning, now, or an RFC 3339 time such as 2026-12-01T09:00:00Z")
@@ -241,7 +242,10 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		return changesError(err)
 	}
 	defer feed.Close()
-	r := &changesRun{o: o, io: io, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !o.conn.flags.Changed("output"))}
+	// Off a terminal the changes are NDJSON unless a format was asked for (-o, or
+	// COSMOSCTL_OUTPUT or the profile's output).
+	asked := o.conn.flags.Changed("output") || sess.settings.Source("output") != config.SourceDefault
+	r := &changesRun{o: o, io: io, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.
@@ -406,7 +410,7 @@ func (r *changesRun) finish(ctx context.Context, runErr error) error {
 		_ = r.table.Close()
 	}
 	saveErr := r.save()
-	if r.io.ErrTTY && !r.o.conn.diagnostics {
+	if r.o.conn.terminalDiagnostics(r.io) && !r.o.conn.diagnostics {
 		st := r.o.conn.styles(r.io)
 		fmt.Fprintln(r.io.ErrOut, st.Faint(fmt.Sprintf("%s, %s, %.2f RU in %s", output.HumanCount(r.printed, "change"),
 			output.HumanCount(r.polls, "poll"), r.charge, output.HumanDuration(time.Since(r.start)))))

@@ -112,14 +112,15 @@ func TestEnumFlagCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"read", "-o", ""}, []string{"table", "json"}},
-		{[]string{"query", "-o", ""}, []string{"table", "json", "ndjson"}},
+		{[]string{"query", "-o", ""}, []string{"table", "json", "ndjson", "tsv"}},
 		{[]string{"query", "SELECT * FROM c", "--pk", ""}, nil},
 		{[]string{"hedge-test", "--op", ""}, []string{"read", "query", "query-cross"}},
-		{[]string{"config", "set", "output", ""}, []string{"table", "json", "ndjson"}},
-		{[]string{"regions", "--output", ""}, []string{"table", "json"}},
-		{[]string{"config", "list", "-o", ""}, []string{"table", "json"}},
+		{[]string{"config", "set", "output", ""}, []string{"table", "json", "ndjson", "tsv"}},
+		{[]string{"regions", "--output", ""}, []string{"table", "json", "tsv"}},
+		{[]string{"config", "list", "-o", ""}, []string{"table", "json", "tsv"}},
 		{[]string{"version", "-o", ""}, []string{"table", "json"}},
-		{[]string{"emulator", "status", "-o", ""}, []string{"text", "json"}},
+		{[]string{"emulator", "status", "-o", ""}, []string{"table", "json"}},
+		{[]string{"emulator", "fault", "list", "-o", ""}, []string{"table", "json", "tsv"}},
 		{[]string{"create", "--write-retries", ""}, []string{"off", "retries", "tracking-id"}},
 		{[]string{"patch", "--write-retries", ""}, []string{"off", "retries"}},
 		{[]string{"import", "x.ndjson", "--mode", ""}, []string{"create", "upsert"}},
@@ -132,7 +133,9 @@ func TestEnumFlagCompletion(t *testing.T) {
 		{[]string{"help", "e"}, []string{"emulator", "export", "embedded-emulator", "environment", "exit-codes"}},
 		{[]string{"export", "--source", ""}, []string{"query", "change-feed"}},
 		{[]string{"export", "--progress", ""}, []string{"bar", "json", "off"}},
-		{[]string{"export", "--output", ""}, nil}, // a file
+		{[]string{"export", "--output", ""}, []string{"ndjson"}},
+		{[]string{"export", "--output-file", ""}, nil}, // a file
+		{[]string{"import", "x.ndjson", "--progress", ""}, []string{"bar", "json", "off"}},
 		{[]string{"hedge-test", "--strategies", "none,"}, []string{"none,threshold=500ms/100ms", "none,fanout", "none,adaptive", "none,adaptive=10%"}},
 	}
 	for _, c := range cases {

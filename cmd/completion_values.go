@@ -73,21 +73,7 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 	case "profile":
 		return completeProfiles
 	case "output":
-		if c.Name() == "export" { // export's --output is its file
-			return nil
-		}
-		if underEmulator {
-			return fixed("text", "json")
-		}
-		if c.Name() == "query" {
-			return fixed(config.OutputTable+"\ta column per property (default)", config.OutputJSON+"\tone object: items, continuation, totals, every request",
-				config.OutputNDJSON+"\tone item per line, as pages arrive")
-		}
-		if c.Name() == "changes" {
-			return fixed(config.OutputTable+"\ta row per change (a terminal's default)", config.OutputJSON+"\tone item per line, as the changes arrive",
-				config.OutputNDJSON+"\tone item per line, as the changes arrive (the default off a terminal)")
-		}
-		return fixed(config.OutputTable, config.OutputJSON)
+		return completeFormats(c, f)
 	case "from":
 		if c.Name() == "changes" {
 			return fixed("beginning\tevery change the container holds (default)", "now\tonly changes made after the command starts",
@@ -120,7 +106,7 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 			return fixed("query\tthe query pipeline: every lasting item once (default)", "change-feed\ta snapshot of the change feed at the start")
 		}
 	case "progress":
-		if c.Name() == "export" {
+		if c.Name() == "export" || c.Name() == "import" {
 			return fixed("bar\ta bar on stderr (default on a terminal)", "json\tNDJSON events on stderr, then a report", "off\tnothing")
 		}
 	case "auth":
@@ -405,7 +391,7 @@ func completeConfigSet(c *cobra.Command, args []string, toComplete string) ([]co
 	case 1:
 		switch args[0] {
 		case "output":
-			return []cobra.Completion{config.OutputTable, config.OutputJSON, config.OutputNDJSON}, noFiles
+			return []cobra.Completion{config.OutputTable, config.OutputJSON, config.OutputNDJSON, config.OutputTSV}, noFiles
 		case "auth":
 			return []cobra.Completion{"key", "aad"}, noFiles
 		case "key_file", "aad_token_file":
@@ -423,4 +409,41 @@ func completeConfigSet(c *cobra.Command, args []string, toComplete string) ([]co
 		}
 	}
 	return nil, noFiles
+}
+
+// formatDescriptions say what each -o value prints, for the shells that show them.
+var formatDescriptions = map[string]string{
+	config.OutputTable:  "a table for a person (default)",
+	config.OutputJSON:   "JSON for a script (--jq picks from it)",
+	config.OutputNDJSON: "one JSON record a line, as they come",
+	config.OutputTSV:    "the table as tab-separated values, for awk and cut",
+}
+
+// completeFormats offers the formats the command prints (its --output flag lists them).
+func completeFormats(c *cobra.Command, f *pflag.Flag) cobra.CompletionFunc {
+	formats := f.Annotations[formatsAnnotation]
+	if len(formats) == 0 {
+		return nil
+	}
+	desc := map[string]string{}
+	for k, v := range formatDescriptions {
+		desc[k] = v
+	}
+	switch c.Name() {
+	case "query":
+		desc[config.OutputTable] = "a column per property (default)"
+		desc[config.OutputJSON] = "one object: items, continuation, totals, every request"
+		desc[config.OutputNDJSON] = "one item per line, as pages arrive"
+	case "changes":
+		desc[config.OutputTable] = "a row per change (a terminal's default)"
+		desc[config.OutputJSON] = "one item per line, as the changes arrive"
+		desc[config.OutputNDJSON] = "one item per line, as the changes arrive (the default off a terminal)"
+	case "export":
+		desc[config.OutputNDJSON] = "one item per line (export's only format)"
+	}
+	comps := make([]string, len(formats))
+	for i, v := range formats {
+		comps[i] = v + "\t" + desc[v]
+	}
+	return fixed(comps...)
 }

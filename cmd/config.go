@@ -88,7 +88,7 @@ Environment variables:
   COSMOSCTL_ATTEMPT_TIMEOUT      e.g. 2s
   COSMOSCTL_HEALTH_MEMORY        on or off
   COSMOSCTL_STATE_DIR            where region health and topologies are remembered
-  COSMOSCTL_OUTPUT               table, json or ndjson
+  COSMOSCTL_OUTPUT               table, json, ndjson or tsv
   COSMOSCTL_WRITE_RETRY_POLICY   NO_RETRIES, WITH_RETRIES or WITH_TRACKING_ID
 A variable set to the empty string counts as unset.`
 
@@ -121,17 +121,22 @@ func newConfigCmd(io *IOStreams) *cobra.Command {
 // to an account takes them; `config show` takes them too, to show what such a command
 // would use.
 type settingsFlags struct {
-	profile, endpoint, keyFile, database, container, output string
-	connectionMode, auth, aadTokenFile                      string
-	preferredRegions, excludeRegions                        []string
-	e2eTimeout, attemptTimeout                              time.Duration
-	noHealthMemory                                          bool
+	profile, endpoint, keyFile, database, container string
+	connectionMode, auth, aadTokenFile              string
+	preferredRegions, excludeRegions                []string
+	e2eTimeout, attemptTimeout                      time.Duration
+	noHealthMemory                                  bool
+	// format is -o, --jq and --no-headers; the settings give -o its default
+	// (COSMOSCTL_OUTPUT, the profile's output).
+	format formatFlags
 	// hedge is set on commands that take the hedging flags (reads, config show).
 	hedge *hedgeFlags
 	// writeRetryFlag is the --write-retries value of a write command that was given one.
 	writeRetryFlag *string
-	// noFormat leaves out --output/-o (the output format): export's --output is its file.
+	// noFormat leaves out the format flags: the command registers its own.
 	noFormat bool
+	// formats are what the command prints (default: table and json).
+	formats []string
 }
 
 // withHedging registers the hedging flags too.
@@ -154,7 +159,11 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&s.attemptTimeout, "attempt-timeout", 0, "cap on each attempt's own timeout, e.g. 1s; a timed-out read fails over ($COSMOSCTL_ATTEMPT_TIMEOUT; default: point operations 6s→10s→65s, query pages 10s→20s→65s, metadata 3s→6s→10s, account lookup 2s→5s, connect 1s→3s→5s)")
 	f.BoolVar(&s.noHealthMemory, "no-health-memory", false, "neither use nor update the region health and learned hedging thresholds remembered between commands ($COSMOSCTL_HEALTH_MEMORY=off; profile health_memory = false)")
 	if !s.noFormat {
-		f.StringVarP(&s.output, "output", "o", "", "table or json ($COSMOSCTL_OUTPUT; default table)")
+		formats := s.formats
+		if formats == nil {
+			formats = []string{config.OutputTable, config.OutputJSON}
+		}
+		s.format.register(f, formats...)
 	}
 	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
@@ -197,8 +206,8 @@ func (s *settingsFlags) resolve(f *pflag.FlagSet) (config.Settings, error) {
 	if f.Changed("e2e-timeout") {
 		fl.E2ETimeout = &s.e2eTimeout
 	}
-	if f.Changed("output") && !s.noFormat {
-		fl.Output = &s.output
+	if v := s.format.explicit(); v != "" && !s.noFormat {
+		fl.Output = &v
 	}
 	if f.Changed("attempt-timeout") {
 		fl.AttemptTimeout = &s.attemptTimeout
@@ -240,7 +249,8 @@ func newConfigPathCmd(io *IOStreams) *cobra.Command {
 
 // configListOptions are the flags of `config list`.
 type configListOptions struct {
-	Output string
+	format formatFlags
+	Output string // the format, once settled
 }
 
 func newConfigListCmd(io *IOStreams) *cobra.Command {
@@ -248,17 +258,12 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list",
 		Short:   "List the profiles in the config file, marking the default",
-		Example: "  cosmosctl config list\n  cosmosctl config list -o json | jq -r '.profiles[].name'",
+		Example: "  cosmosctl config list\n  cosmosctl config list --jq '.profiles[].profile'",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !c.Flags().Changed("output") {
-				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
-					opts.Output = v
-				}
-			}
-			opts.Output = strings.ToLower(opts.Output)
-			if opts.Output != config.OutputTable && opts.Output != config.OutputJSON && (c.Flags().Changed("output") || opts.Output != config.OutputNDJSON) {
-				return usageErrorf("--output must be table or json, not %q", opts.Output)
+			var err error
+			if opts.Output, err = opts.format.apply(io, envFormat()); err != nil {
+				return err
 			}
 			path, err := config.Path(os.LookupEnv)
 			if err != nil {
@@ -267,7 +272,7 @@ func newConfigListCmd(io *IOStreams) *cobra.Command {
 			return runConfigList(io, opts, path)
 		},
 	}
-	c.Flags().StringVarP(&opts.Output, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	opts.format.register(c.Flags(), config.OutputTable, config.OutputJSON, config.OutputTSV)
 	return c
 }
 
@@ -296,12 +301,7 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 			Endpoint: endpoint, Database: p.Database, Container: p.Container})
 	}
 	if config.JSONOutput(opts.Output) {
-		return printJSON(io, struct {
-			ConfigFile     string          `json:"config_file"`
-			Exists         bool            `json:"exists"`
-			DefaultProfile string          `json:"default_profile"`
-			Profiles       []listedProfile `json:"profiles"`
-		}{path, f.Exists, f.DefaultProfile, profiles})
+		return printJSON(io, configListJSONOf(path, f.Exists, f.DefaultProfile, profiles))
 	}
 	if !f.Exists {
 		fmt.Fprintf(io.ErrOut, "no config file at %s: create a profile with `cosmosctl config set --profile NAME endpoint URL`\n", path)
@@ -314,7 +314,8 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 	}
 	// On a narrow terminal the endpoint shortens to its host, the container and then
 	// the database go, and the endpoint is cut.
-	t := output.NewTableOf(io.Out, io.outStyles(true),
+	st := io.outStyles(true)
+	t := output.NewTableOf(io.Out, st,
 		output.Column{Header: "DEFAULT", Key: true},
 		output.Column{Header: "PROFILE", Key: true, Priority: 9, Min: 12},
 		output.Column{Header: "ENDPOINT", Key: true, Priority: 8, Min: 20, Abbrev: output.EndpointHost},
@@ -326,7 +327,7 @@ func runConfigList(io *IOStreams, opts *configListOptions, path string) error {
 		if p.Default {
 			mark = "*"
 		}
-		t.Append(mark, p.Name, dashIfEmpty(p.Endpoint), dashIfEmpty(p.Database), dashIfEmpty(p.Container))
+		t.Append(mark, p.Name, orNone(st, p.Endpoint), orNone(st, p.Database), orNone(st, p.Container))
 	}
 	return t.Render()
 }
@@ -351,14 +352,24 @@ container, with the source "announced by the cosmosctl emulator at URL".`,
   COSMOSCTL_PREFERRED_REGIONS="West US,East US" cosmosctl config show`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := flags.format.check(io); err != nil {
+				return err
+			}
 			st, err := flags.resolve(c.Flags())
 			if err != nil {
 				return err
 			}
-			return runConfigShow(io, announcedForShow(c.Context(), st))
+			// The output setting is shown as a command would use it; this one's own
+			// format may differ (--jq, or a tsv a command without tables does not take).
+			format, err := flags.format.apply(io, st.Output)
+			if err != nil {
+				return err
+			}
+			return runConfigShow(io, announcedForShow(c.Context(), st), format)
 		},
 	}
 	flags.register(c.Flags())
+	flags.format.add(config.OutputTSV)
 	flags.withHedging(c.Flags())
 	return c
 }
@@ -369,8 +380,8 @@ type shownSetting struct {
 	name     string // as in the config file
 	jsonName string
 	text     string // for the table
-	Value    any    `json:"value"`
-	Source   string `json:"source"`
+	Value    any
+	Source   string
 }
 
 func shownSettings(st config.Settings) []shownSetting {
@@ -378,10 +389,11 @@ func shownSettings(st config.Settings) []shownSetting {
 		return shownSetting{name: name, jsonName: name, text: text, Value: value, Source: st.Source(name)}
 	}
 	dur := func(name string, d time.Duration) shownSetting {
-		r := row(name, float64(d)/float64(time.Millisecond), "")
+		r := row(name, nil, "")
 		r.jsonName = name + "_ms"
 		if d > 0 {
 			r.text = d.String()
+			r.Value = float64(d) / float64(time.Millisecond)
 		}
 		return r
 	}
@@ -390,14 +402,16 @@ func shownSettings(st config.Settings) []shownSetting {
 		key.Source = st.KeySource
 	}
 	h := st.Hedging
-	budget := row("hedging.budget", h.BudgetPercent, "")
+	budget := row("hedging.budget", nil, "")
 	budget.jsonName = "hedging.budget_percent"
 	if st.Source("hedging.budget") != config.SourceDefault {
 		budget.text = fmt.Sprintf("%g%%", h.BudgetPercent)
+		budget.Value = h.BudgetPercent
 	}
-	maxRegions := row("hedging.max_regions", h.MaxRegions, "")
+	maxRegions := row("hedging.max_regions", nil, "")
 	if h.MaxRegions > 0 {
 		maxRegions.text = fmt.Sprint(h.MaxRegions)
+		maxRegions.Value = h.MaxRegions
 	}
 	// The token file's path only: the token is a bearer credential, shown nowhere.
 	tokenFile := row("aad_token_file", st.AADTokenFile, st.AADTokenFile)
@@ -436,30 +450,23 @@ func hedgingModeRow(st config.Settings, r shownSetting) shownSetting {
 	return r
 }
 
-func runConfigShow(io *IOStreams, st config.Settings) error {
+func runConfigShow(io *IOStreams, st config.Settings, format string) error {
 	printConfigWarnings(io, st.Warnings)
 	rows := shownSettings(st)
-	if config.JSONOutput(st.Output) {
-		settings := map[string]shownSetting{}
-		for _, r := range rows {
-			settings[r.jsonName] = r
-		}
-		if err := printJSON(io, struct {
-			ConfigFile string                  `json:"config_file"`
-			Configured bool                    `json:"configured"`
-			Settings   map[string]shownSetting `json:"settings"`
-		}{st.ConfigFile, st.Configured(), settings}); err != nil {
+	if config.JSONOutput(format) {
+		if err := printJSON(io, configShowJSONOf(st.ConfigFile, st.Configured(), rows)); err != nil {
 			return err
 		}
 	} else {
 		// On a narrow terminal the source, then the value, are cut.
-		t := output.NewTableOf(io.Out, io.outStyles(true),
+		ost := io.outStyles(true)
+		t := output.NewTableOf(io.Out, ost,
 			output.Column{Header: "SETTING", Key: true},
 			output.Column{Header: "VALUE", Key: true, Priority: 8, Min: 16},
 			output.Column{Header: "SOURCE", Key: true, Priority: 7, Min: 12},
 		).Gap(2)
 		for _, r := range rows {
-			t.Append(r.name, dashIfEmpty(r.text), r.Source)
+			t.Append(r.name, orNone(ost, r.text), r.Source)
 		}
 		if err := t.Render(); err != nil {
 			return err
@@ -631,6 +638,14 @@ func printConfigWarnings(io *IOStreams, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintln(io.ErrOut, "warning: "+w)
 	}
+}
+
+// orNone is s, or what a table shows for no value ("-" drawn, nothing in TSV).
+func orNone(st output.Styles, s string) string {
+	if s == "" && st.TSV {
+		return ""
+	}
+	return dashIfEmpty(s)
 }
 
 func dashIfEmpty(s string) string {

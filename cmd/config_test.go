@@ -90,12 +90,14 @@ func prodSetup(t *testing.T) string {
 }
 
 type shown struct {
-	ConfigFile string `json:"config_file"`
-	Configured bool   `json:"configured"`
-	Settings   map[string]struct {
-		Value  any    `json:"value"`
-		Source string `json:"source"`
-	} `json:"settings"`
+	ConfigFile string                `json:"config_file"`
+	Configured bool                  `json:"configured"`
+	Settings   map[string]shownValue `json:"settings"`
+}
+
+type shownValue struct {
+	Value  any    `json:"value"`
+	Source string `json:"source"`
 }
 
 func showJSON(t *testing.T, args ...string) shown {
@@ -104,10 +106,34 @@ func showJSON(t *testing.T, args ...string) shown {
 	if code != ExitOK {
 		t.Fatalf("config show %v → %d: %s", args, code, errOut)
 	}
-	var s shown
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
+	var raw struct {
+		ConfigFile string                     `json:"config_file"`
+		Configured bool                       `json:"configured"`
+		Settings   map[string]json.RawMessage `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("config show printed %q: %v", out, err)
 	}
+	// The settings nest as in the file ([hedging] mode is settings.hedging.mode): the
+	// cases name them as the file's keys do, hedging.mode.
+	s := shown{ConfigFile: raw.ConfigFile, Configured: raw.Configured, Settings: map[string]shownValue{}}
+	var flatten func(prefix string, m map[string]json.RawMessage)
+	flatten = func(prefix string, m map[string]json.RawMessage) {
+		for k, v := range m {
+			var leaf shownValue
+			var probe map[string]json.RawMessage
+			if err := json.Unmarshal(v, &probe); err != nil {
+				t.Fatalf("setting %s%s: %s", prefix, k, v)
+			}
+			if _, ok := probe["source"]; ok {
+				json.Unmarshal(v, &leaf)
+				s.Settings[prefix+k] = leaf
+				continue
+			}
+			flatten(prefix+k+".", probe)
+		}
+	}
+	flatten("", raw.Settings)
 	return s
 }
 
@@ -143,7 +169,7 @@ func TestConfigShowPrecedenceIsFlagThenEnvironmentThenProfileThenDefault(t *test
 			"write_retries.policy", "tracking-id", "env COSMOSCTL_WRITE_RETRY_POLICY"},
 		{"profile from the environment", map[string]string{"COSMOSCTL_PROFILE": "staging"}, nil, "profile", "staging", "env COSMOSCTL_PROFILE"},
 		{"profile from the flag", map[string]string{"COSMOSCTL_PROFILE": "staging"}, []string{"--profile", "prod"}, "profile", "prod", "flag"},
-		{"another profile's settings do not apply", nil, []string{"--profile", "staging"}, "database", "", "default"},
+		{"another profile's settings do not apply", nil, []string{"--profile", "staging"}, "database", nil, "default"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,9 +318,9 @@ func TestConfigListMarksTheDefault(t *testing.T) {
 	}
 	code, out, _ = runConfigCmd("", "config", "list", "-o", "json")
 	var listed struct {
-		ConfigFile     string          `json:"config_file"`
-		DefaultProfile string          `json:"default_profile"`
-		Profiles       []listedProfile `json:"profiles"`
+		ConfigFile     string              `json:"config_file"`
+		DefaultProfile string              `json:"default_profile"`
+		Profiles       []configListProfile `json:"profiles"`
 	}
 	if err := json.Unmarshal([]byte(out), &listed); code != ExitOK || err != nil || listed.ConfigFile != path ||
 		listed.DefaultProfile != "prod" || len(listed.Profiles) != 2 || !listed.Profiles[0].Default {
@@ -340,7 +366,7 @@ func TestConfigRejectsBadInputWithOneLineAndExitCode2(t *testing.T) {
 		{"no secret on stdin", "", nil, "", []string{"config", "set", "key"}, []string{"no key on stdin"}},
 		{"secret on stdin that is not a key", "", nil, "not*a*key\n", []string{"config", "set", "key"}, []string{"not valid base64"}},
 		{"value missing", "", nil, "", []string{"config", "set", "database"}, []string{"needs a VALUE"}},
-		{"bad output", "", nil, "", []string{"config", "show", "-o", "yaml"}, []string{"--output must be table, json or ndjson"}},
+		{"bad output", "", nil, "", []string{"config", "show", "-o", "yaml"}, []string{"--output must be table, json or tsv"}},
 		{"unknown subcommand", "", nil, "", []string{"config", "edit"}, []string{`unknown command "edit"`}},
 	}
 	for _, tc := range cases {

@@ -45,9 +45,7 @@ type connFlags struct {
 	// databaseOnly says the command uses a database but names its containers itself
 	// (the container commands), so that an emulator is not asked for a container.
 	databaseOnly bool
-	// streams says the command streams items and takes -o ndjson (query).
-	streams bool
-	flags   *pflag.FlagSet
+	flags        *pflag.FlagSet
 }
 
 func (f *connFlags) register(c *cobra.Command) {
@@ -55,7 +53,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	f.flags = fl
 	f.settingsFlags.register(fl)
 	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
-	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal")
+	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal; --diagnostics=false: never, not even on a terminal")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
 	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, use one of this command's own with data in memory, not the data that commands share in the user's cache directory")
 	fl.BoolVar(&f.noReplicaHealth, "no-replica-health", false, "direct mode: ignore replica health when choosing a replica (for comparison only)")
@@ -67,26 +65,19 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 	if f.e2eTimeout < 0 {
 		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
 	}
-	if f.flags.Changed("output") && !f.noFormat {
-		switch out := strings.ToLower(f.output); {
-		case out == config.OutputNDJSON && f.streams:
-		case out == config.OutputNDJSON:
-			return config.Settings{}, usageErrorf("--output ndjson streams the items of a query; this command prints one result: use -o json")
-		case out != config.OutputTable && out != config.OutputJSON:
-			if f.streams {
-				return config.Settings{}, usageErrorf("--output must be table, json or ndjson, not %q", f.output)
-			}
-			return config.Settings{}, usageErrorf("--output must be table or json, not %q", f.output)
-		}
+	if err := f.format.check(io); err != nil {
+		return config.Settings{}, err
 	}
 	s, err := f.settingsFlags.resolve(f.flags)
 	if err != nil {
 		return s, err
 	}
+	if s.Output, err = f.format.apply(io, s.Output); err != nil {
+		return s, err
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(io.ErrOut, "warning: "+w)
 	}
-	io.output = s.Output
 	return s, nil
 }
 
@@ -265,6 +256,16 @@ func (f *connFlags) excludes(ctx context.Context, sess *session) ([]string, erro
 		return nil, usageErrorf("--region %q is not a region of this account; its regions are %s", f.region, strings.Join(acct.ReadRegions(), ", "))
 	}
 	return ex, nil
+}
+
+// terminalDiagnostics says whether what a command shows a person on stderr by default
+// (the per-attempt diagnostics table, a query's or a feed's line of totals) is shown:
+// when stderr is a terminal, unless --diagnostics=false says never.
+func (f *connFlags) terminalDiagnostics(io *IOStreams) bool {
+	if f.flags != nil && f.flags.Changed("diagnostics") && !f.diagnostics {
+		return false
+	}
+	return io.ErrTTY
 }
 
 func (f *connFlags) styles(io *IOStreams) output.Styles {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -118,6 +119,7 @@ func newContainerLsCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	o.conn.databaseOnly = true // a container command names its container itself
+	o.conn.format.add(config.OutputTSV)
 	return c
 }
 
@@ -165,6 +167,7 @@ conflict resolution, the number of partition key ranges, and its throughput.
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	return c
 }
 
@@ -246,6 +249,7 @@ that default expiry (a duration, a number of seconds, or -1: no default expiry).
 	}
 	o.conn.register(c)
 	o.conn.databaseOnly = true // a container command names its container itself
+	o.conn.format.add(config.OutputTSV)
 	c.Flags().StringVar(&o.pk, "partition-key", "", "partition key path(s): /a, or /a,/b[,/c] for a hierarchical key")
 	o.registerThroughput(c)
 	c.Flags().StringVar(&o.ttl, "ttl", "", "time to live on, with this default expiry (24h, 3600, or -1 for none)")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
@@ -36,7 +37,9 @@ type emulatorOptions struct {
 	AADTokenFile   string
 	Seed           uint64
 	Latency        string
-	Output         string
+	// Output is the format, once settled: table or json.
+	Output string
+	format formatFlags
 	// EnforceThroughput throttles by provisioned throughput (emulator/throughput.go).
 	EnforceThroughput bool
 	set               func(name string) bool
@@ -129,6 +132,10 @@ embedded-emulator).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.set = c.Flags().Changed
+			var err error
+			if opts.Output, err = opts.format.apply(io, envFormat()); err != nil {
+				return err
+			}
 			cfg, err := opts.config()
 			if err != nil {
 				return err
@@ -153,7 +160,9 @@ embedded-emulator).`,
 	f.StringVar(&opts.AADTokenFile, "aad-token-file", "", "file holding the one Azure AD token to accept as type=aad (any string; for testing --auth aad; default: refuse Azure AD requests)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "seed for latency sampling and fault probabilities (0: random)")
 	f.StringVar(&opts.Latency, "latency", latencyRealistic, `base latency of the regions: "realistic" (≈2 ms for the first region, ≈62 ms and ≈75 ms for the others) or "none"`)
-	f.StringVarP(&opts.Output, "output", "o", "text", "how to print the endpoints: text or json")
+	opts.format.textAlias = true
+	opts.format.register(f, config.OutputTable, config.OutputJSON)
+	f.Lookup("output").Usage = "how to print the endpoints: table, or json (one line) ($COSMOSCTL_OUTPUT; default table)"
 	f.BoolVar(&opts.EnforceThroughput, "enforce-throughput", false, "throttle item operations by provisioned throughput: 429/3200 with a retry-after once a range's share of its container's RU/s is spent (default: bookkeeping only)")
 
 	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
@@ -165,9 +174,6 @@ embedded-emulator).`,
 // over the scenario, the scenario over the flag defaults.
 func (o *emulatorOptions) config() (emulator.Config, error) {
 	var cfg emulator.Config
-	if o.Output != "text" && o.Output != "json" {
-		return cfg, usageErrorf("--output must be text or json, not %q", o.Output)
-	}
 	if o.ReplicationLag < 0 {
 		return cfg, usageErrorf("--replication-lag must not be negative (got %s)", o.ReplicationLag)
 	}
@@ -298,22 +304,12 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		}
 		defer markStopped(cfg.DataDir, rec) // before srv.Close lets go of the data
 	}
-	if opts.Output == "json" {
-		out := struct {
-			Endpoint string                `json:"endpoint"`
-			Key      string                `json:"key,omitempty"`
-			AAD      bool                  `json:"aad"` // accepts its Azure AD test token (never printed)
-			Regions  []emulator.Region     `json:"regions"`
-			Latency  []faults.LatencyEntry `json:"latency"`
-			DataDir  string                `json:"data_dir,omitempty"`
-			// EnforceThroughput: item operations are throttled by provisioned throughput.
-			EnforceThroughput bool `json:"enforce_throughput"`
-		}{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: st.Regions, Latency: st.Latency, DataDir: cfg.DataDir, EnforceThroughput: st.EnforceThroughput}
-		if out.Latency == nil {
-			out.Latency = []faults.LatencyEntry{}
-		}
+	if config.JSONOutput(opts.Output) {
+		out := emulatorServingJSON{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: emulatorRegionsJSON(st.Regions),
+			Latency: latencyTableJSON(st.Latency), DataDir: stringOrNull(cfg.DataDir), EnforceThroughput: st.EnforceThroughput}
 		if srv.UsesWellKnownKey() {
-			out.Key = srv.Key()
+			key := srv.Key()
+			out.Key = &key
 		}
 		data, _ := json.Marshal(out)
 		fmt.Fprintln(io.Out, string(data))
@@ -348,7 +344,7 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if opts.Scenario != "" {
 		fmt.Fprintf(io.ErrOut, "scenario: %d latency setting(s), %d fault rule(s)\n", len(st.Latency), len(st.Faults))
 	}
-	if opts.Output == "text" {
+	if !config.JSONOutput(opts.Output) {
 		fmt.Fprintln(io.ErrOut, latencySummary(st.Latency))
 	}
 	if h := cfg.Host; !isLoopbackHost(h) {

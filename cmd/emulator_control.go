@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -22,8 +22,11 @@ type controlOptions struct {
 	Endpoint string
 	Profile  string
 	KeyFile  string
-	Output   string
-	cmd      *cobra.Command // whose flags say what was given, and whose stderr gets warnings
+	// Output is the format, once settled (table or json): -o, --jq, COSMOSCTL_OUTPUT.
+	Output string
+	format formatFlags
+	io     *IOStreams
+	cmd    *cobra.Command // whose flags say what was given, and whose stderr gets warnings
 }
 
 func (o *controlOptions) addFlags(c *cobra.Command) {
@@ -31,12 +34,20 @@ func (o *controlOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.Endpoint, "endpoint", "", "the emulator's global endpoint (default: $COSMOSCTL_EMULATOR_ENDPOINT, else the data commands' $COSMOSCTL_ENDPOINT or profile endpoint, else "+defaultEmulatorEndpoint+")")
 	c.Flags().StringVar(&o.Profile, "profile", "", "profile whose endpoint and key to use ($COSMOSCTL_PROFILE, else default_profile)")
 	c.Flags().StringVar(&o.KeyFile, "key-file", "", "file holding the emulator's key (default: $COSMOSCTL_KEY or $COSMOSCTL_KEY_FILE, else the profile's, else the well-known emulator key)")
-	c.Flags().StringVarP(&o.Output, "output", "o", "text", "text or json")
+	o.format.textAlias = true
+	o.format.register(c.Flags(), config.OutputTable, config.OutputJSON)
+}
+
+// tables declares that the command prints a table, and so -o tsv too.
+func (o *controlOptions) tables() *controlOptions {
+	o.format.add(config.OutputTSV)
+	return o
 }
 
 func (o *controlOptions) client() (*emulator.ControlClient, error) {
-	if o.Output != "text" && o.Output != "json" {
-		return nil, usageErrorf("--output must be text or json, not %q", o.Output)
+	var err error
+	if o.Output, err = o.format.apply(o.io, envFormat()); err != nil {
+		return nil, err
 	}
 	var warn io.Writer
 	if o.cmd != nil {
@@ -56,14 +67,10 @@ func (o *controlOptions) client() (*emulator.ControlClient, error) {
 	return c, nil
 }
 
-func printJSON(io *IOStreams, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(io *IOStreams, v any) error { return output.WriteJSON(io.Out, v) }
 
 func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "status",
 		Short:   "Show a running emulator's regions, latencies and faults",
@@ -78,8 +85,8 @@ func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "account\t%s\n", st.Account)
@@ -127,7 +134,7 @@ func orAll(op string) string {
 }
 
 func printFaults(io *IOStreams, rules []faults.Rule) error {
-	if len(rules) == 0 {
+	if len(rules) == 0 && !io.tsv {
 		fmt.Fprintln(io.Out, "no fault rules")
 		return nil
 	}
@@ -192,7 +199,7 @@ func faultWindow(r faults.Rule) string {
 }
 
 func newEmulatorFailoverCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:   "failover REGION",
 		Short: "Make REGION the write region of a running emulator",
@@ -210,8 +217,8 @@ makes SDKs re-read the account and follow.`,
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, acct)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorFailoverOf(acct))
 			}
 			fmt.Fprintf(io.Out, "write region is now %s\n", acct.WritableLocations[0].Name)
 			return nil
@@ -222,7 +229,7 @@ makes SDKs re-read the account and follow.`,
 }
 
 func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var lag time.Duration
 	c := &cobra.Command{
 		Use:     "replication",
@@ -244,8 +251,8 @@ func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			fmt.Fprintf(io.Out, "replication lag is now %s\n", st.ReplicationLag)
 			return nil
@@ -257,7 +264,7 @@ func newEmulatorReplicationCmd(io *IOStreams) *cobra.Command {
 }
 
 func newEmulatorEnforceThroughputCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:   "enforce-throughput on|off",
 		Short: "Turn throttling by provisioned throughput on or off in a running emulator",
@@ -286,8 +293,8 @@ bookkeeping only. ` + "`cosmosctl emulator status`" + ` counts the requests thro
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, st)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, emulatorStatusOf(st))
 			}
 			if st.EnforceThroughput {
 				fmt.Fprintln(io.Out, "throughput is now enforced: 429/3200 once a range's share of its container's RU/s is spent")
@@ -302,7 +309,7 @@ bookkeeping only. ` + "`cosmosctl emulator status`" + ` counts the requests thro
 }
 
 func newEmulatorLatencyCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var spec faults.LatencySpec
 	var fixed, min, max, p50, p99 time.Duration
 	c := &cobra.Command{
@@ -355,11 +362,8 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				if table == nil {
-					table = []faults.LatencyEntry{}
-				}
-				return printJSON(io, table)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, latencyTableJSON(table))
 			}
 			return printLatency(io, table)
 		},
@@ -374,6 +378,7 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 	fl.DurationVar(&p99, "p99", 0, "log-normal 99th percentile")
 	fl.Bool("none", false, "no added latency")
 	opts.addFlags(c)
+	opts.tables()
 	return c
 }
 
@@ -381,7 +386,7 @@ Give --fixed, or --min and --max (uniform), or --p50 and --p99 (log-normal);
 // the emulator picks a region's own entry over the every-region one, and an exact
 // operation over its group.
 func printLatency(io *IOStreams, table []faults.LatencyEntry) error {
-	if len(table) == 0 {
+	if len(table) == 0 && !io.tsv {
 		fmt.Fprintln(io.Out, "no added latency")
 		return nil
 	}
@@ -410,7 +415,7 @@ func newEmulatorFaultCmd(io *IOStreams) *cobra.Command {
 }
 
 func newFaultAddCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	var r faults.Rule
 	var delay, retryAfter, after, forD time.Duration
 	c := &cobra.Command{
@@ -470,8 +475,8 @@ emulator's start, so that a scenario plays out the same way each run.)
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, added)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, faultOf(added))
 			}
 			fmt.Fprintf(io.Out, "added fault %s\n", added.ID)
 			return nil
@@ -494,7 +499,7 @@ emulator's start, so that a scenario plays out the same way each run.)
 }
 
 func newFaultListCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "list",
 		Short:   "List fault rules and how often each fired",
@@ -509,18 +514,19 @@ func newFaultListCmd(io *IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Output == "json" {
-				return printJSON(io, rules)
+			if config.JSONOutput(opts.Output) {
+				return printJSON(io, faultsJSON(rules))
 			}
 			return printFaults(io, rules)
 		},
 	}
 	opts.addFlags(c)
+	opts.tables()
 	return c
 }
 
 func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "remove ID",
 		Short:   "Remove one fault rule",
@@ -543,7 +549,7 @@ func newFaultRemoveCmd(io *IOStreams) *cobra.Command {
 }
 
 func newFaultClearCmd(io *IOStreams) *cobra.Command {
-	opts := &controlOptions{}
+	opts := &controlOptions{io: io}
 	c := &cobra.Command{
 		Use:     "clear",
 		Short:   "Remove every fault rule",

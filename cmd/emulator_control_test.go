@@ -213,7 +213,7 @@ func TestEmulatorLatencyPrintsATable(t *testing.T) {
 		t.Fatalf("emulator latency --min --max → %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
 	code, out, _ = runControl(srv.Endpoint(), "emulator", "latency", "-o", "json")
-	var table []faults.LatencyEntry
+	var table []latencyJSON
 	if err := json.Unmarshal([]byte(out), &table); code != 0 || err != nil || len(table) != 3 {
 		t.Fatalf("emulator latency -o json → %d %q (%v)", code, out, err)
 	}
@@ -233,12 +233,12 @@ func printedLatency(t *testing.T, args ...string) []faults.LatencyEntry {
 	t.Helper()
 	out, _ := runEmulatorPrinted(t, append(args, "-o", "json")...)
 	var printed struct {
-		Latency *[]faults.LatencyEntry `json:"latency"`
+		Latency *[]latencyJSON `json:"latency"`
 	}
 	if err := json.Unmarshal([]byte(out), &printed); err != nil || printed.Latency == nil {
 		t.Fatalf("printed %q (%v): want a latency list", out, err)
 	}
-	return *printed.Latency
+	return latencyEntriesOf(t, *printed.Latency)
 }
 
 func TestStandaloneEmulatorHasTheEmbeddedLatencies(t *testing.T) {
@@ -297,7 +297,7 @@ func TestStandaloneEmulatorIsSlowInTheFarRegions(t *testing.T) {
 	// takes its ≈75 ms, one in East US a few.
 	out, _ := runEmulatorPrinted(t, "-o", "json")
 	var printed struct {
-		Regions []emulator.Region `json:"regions"`
+		Regions []emulatorRegionJSON `json:"regions"`
 	}
 	if err := json.Unmarshal([]byte(out), &printed); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/emulator"
 )
 
 // runEmulatorPrinted runs `cosmosctl emulator --port 0 ARGS` until the test ends and
@@ -124,9 +123,9 @@ func TestEmulatorOnAWildcardHostPrintsUsableEndpoints(t *testing.T) {
 	keyFile := writeTestKey(t, testOwnKey)
 	out, errOut := runEmulatorPrinted(t, "--host", "0.0.0.0", "--key-file", keyFile, "-o", "json")
 	var printed struct {
-		Endpoint string            `json:"endpoint"`
-		Key      string            `json:"key"`
-		Regions  []emulator.Region `json:"regions"`
+		Endpoint string               `json:"endpoint"`
+		Key      string               `json:"key"`
+		Regions  []emulatorRegionJSON `json:"regions"`
 	}
 	if err := json.Unmarshal([]byte(out), &printed); err != nil {
 		t.Fatalf("printed %q: %v", out, err)
@@ -136,7 +135,7 @@ func TestEmulatorOnAWildcardHostPrintsUsableEndpoints(t *testing.T) {
 	}
 	for _, r := range printed.Regions {
 		if !strings.HasPrefix(r.Endpoint, "http://127.0.0.1:") {
-			t.Fatalf("region %s printed as %q", r.Name, r.Endpoint)
+			t.Fatalf("region %s printed as %q", r.Region, r.Endpoint)
 		}
 	}
 	if !strings.Contains(errOut, "all interfaces") || !strings.Contains(errOut, keyFile) {

@@ -43,14 +43,14 @@ func startEmulatorCmd(t *testing.T, args ...string) (endpoint string, regions []
 		time.Sleep(5 * time.Millisecond)
 	}
 	var printed struct {
-		Endpoint string            `json:"endpoint"`
-		Key      string            `json:"key"`
-		Regions  []emulator.Region `json:"regions"`
+		Endpoint string               `json:"endpoint"`
+		Key      string               `json:"key"`
+		Regions  []emulatorRegionJSON `json:"regions"`
 	}
 	if err := json.Unmarshal([]byte(out.String()), &printed); err != nil {
 		t.Fatalf("emulator -o json printed %q: %v", out.String(), err)
 	}
-	return printed.Endpoint, printed.Regions, printed.Key
+	return printed.Endpoint, regionsOf(printed.Regions), printed.Key
 }
 
 func TestEmulatorCommandPrintsWhatItServes(t *testing.T) {

@@ -37,7 +37,7 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "any other error; for hedge-test, also a --plot chart that could not be written at the end, its results being printed in full first"},
-	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input (a query the service answers 400, a query plan feature cosmosctl does not run across partitions, a continuation token of another query), bad configuration (a missing key, a missing or empty token file)"},
+	{ExitUsage, "usage error: bad flags or arguments, unreadable or malformed input (a query the service answers 400, a query plan feature cosmosctl does not run across partitions, a continuation token of another query), bad configuration (a missing key, a missing or empty token file), a --jq expression that does not compile (nothing is sent) or fails on the command's JSON (after what it printed)"},
 	{ExitNotFound, "not found (404): the item, container or database does not exist"},
 	{ExitConflict, "conflict (409) or precondition failed (412)"},
 	{ExitThrottled, "throttled (429) after retries"},
@@ -105,7 +105,8 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	}
 	var ue *UsageError
-	if errors.As(err, &ue) {
+	var je *jqError
+	if errors.As(err, &ue) || errors.As(err, &je) {
 		return ExitUsage
 	}
 	var tb *ThresholdBreachError

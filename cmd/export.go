@@ -27,7 +27,7 @@ type exportOptions struct {
 	query           string
 	params          []string
 	pk              string
-	output          string
+	outputFile      string
 	state           string
 	maxRU           float64
 	stripSystem     bool
@@ -64,8 +64,12 @@ const defaultExportPageSize = maxQueryPageSize
 // exportWholeContainer is the query of an export given no --query.
 const exportWholeContainer = "SELECT * FROM c"
 
-const exportLong = `Copy a container's items to NDJSON, one item a line, on stdout or into --output
-FILE, a page at a time: the export holds one page, never the whole container.
+const exportLong = `Copy a container's items to NDJSON, one item a line, on stdout or into
+--output-file FILE, a page at a time: the export holds one page, never the whole
+container. -o ndjson is its only format (the default); --jq EXPR writes what the
+expression makes of each item instead (--jq 'del(._rid)', --jq .id).
+(--output FILE, which named the file before -o/--output became the format on every
+command, still works for one release, with a warning.)
 
 What is read: with --query (and --param, --pk as for query) the items of that
 query, through the query pipeline; with --pk alone the items of that partition
@@ -95,7 +99,7 @@ _attachments from every item (the top-level ones; a nested property of the same
 name stays), and --strip-tracking-id the _trackingId that cosmosctl's retried
 writes leave in items, so that the file re-imports as the items were written.
 
-Resume: with --state FILE (and --output FILE) the export saves a checkpoint —
+Resume: with --state FILE (and --output-file FILE) the export saves a checkpoint —
 the position of the query, or of every range's feed, and the length of the
 output file after the last page written, the file synced first — at most once a
 second, when it ends, and when it stops (an error, Ctrl-C). Run the same
@@ -104,7 +108,7 @@ from its position, so the file holds every item exactly once however often the
 export was interrupted or killed. A state file is bound to the account,
 database, container, source, query, parameters, --pk, the stripped properties
 and the output file; anything else is refused (exit 2). Once the export is
-complete a run with its state does nothing. --state needs --output: stdout
+complete a run with its state does nothing. --state needs --output-file: stdout
 cannot be cut back to a checkpoint.
 
 Rate: --max-ru-per-second caps the request units the export spends (the limit
@@ -122,12 +126,12 @@ exit 2.
 func newExportCmd(io *IOStreams) *cobra.Command {
 	o := &exportOptions{}
 	c := &cobra.Command{
-		Use:   "export [--query SQL] [--pk KEY] [--output FILE] [--state FILE]",
+		Use:   "export [--query SQL] [--pk KEY] [--output-file FILE] [--state FILE]",
 		Short: "Copy a container's items (or a query's) to NDJSON, resumable, with every item once",
 		Long:  exportLong,
 		Example: `  cosmosctl export > items.ndjson
-  cosmosctl export --output items.ndjson --state items.state --strip-system --strip-tracking-id
-  cosmosctl export --query 'SELECT * FROM c WHERE c.status = @s' --param @s=stuck --output stuck.ndjson
+  cosmosctl export --output-file items.ndjson --state items.state --strip-system --strip-tracking-id
+  cosmosctl export --query 'SELECT * FROM c WHERE c.status = @s' --param @s=stuck --output-file stuck.ndjson
   cosmosctl export --pk tenant-7 --max-ru-per-second 400 | gzip > tenant-7.ndjson.gz`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -139,8 +143,11 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 			return o.run(c.Context(), io)
 		},
 	}
-	o.conn.noFormat = true
+	o.conn.formats = []string{config.OutputNDJSON}
 	o.conn.register(c)
+	o.conn.format.streams()
+	o.conn.format.stdoutIsData()
+	o.conn.format.filtersItself = true
 	o.conn.withHedging(c.Flags())
 	f := c.Flags()
 	_ = f.MarkHidden("diagnostics") // an export has thousands of requests: --progress counts them
@@ -148,8 +155,10 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&o.query, "query", "", "export the items of this SQL query (default: every item, "+exportWholeContainer+")")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --query, @name=VALUE, VALUE JSON or a plain string; repeatable")
 	f.StringVar(&o.pk, "pk", "", "export within this partition key only: a JSON value, a JSON array for a hierarchical key, or a plain string")
-	f.StringVar(&o.output, "output", "", "write the NDJSON to this file (created, or emptied unless --state resumes it) instead of stdout")
-	f.StringVar(&o.state, "state", "", "checkpoint to this file and resume from it when it exists (needs --output)")
+	f.Lookup("output").Usage = "ndjson, one item a line: export's only format (--output FILE, the file before, is deprecated: --output-file)"
+	f.Lookup("jq").Usage = "write what this jq expression (gojq) makes of each item instead of the item, e.g. 'del(._rid)' or .id (strings raw)"
+	f.StringVar(&o.outputFile, "output-file", "", "write the NDJSON to this file (created, or emptied unless --state resumes it) instead of stdout")
+	f.StringVar(&o.state, "state", "", "checkpoint to this file and resume from it when it exists (needs --output-file)")
 	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many request units a second (default: no cap)")
 	f.BoolVar(&o.stripSystem, "strip-system", false, "drop the system properties _rid, _self, _etag, _ts and _attachments from every item")
 	f.BoolVar(&o.stripTrackingID, "strip-tracking-id", false, "drop the _trackingId cosmosctl's write retries leave in items")
@@ -160,9 +169,42 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	return c
 }
 
-// exportFormats are what a person means who types --output json: a format, as for other
-// commands, not a file of that name.
-var exportFormats = map[string]bool{config.OutputJSON: true, config.OutputTable: true, config.OutputNDJSON: true}
+// outputFormats are what --output means as a format on any command: a value of export's
+// --output that is none of them is the file it named before --output-file (deprecated).
+var outputFormats = map[string]bool{config.OutputJSON: true, config.OutputTable: true, config.OutputNDJSON: true, config.OutputTSV: true, "text": true}
+
+// longOutputFlag says whether --output was spelt out among args (-o never named export's
+// file).
+func longOutputFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--output" || strings.HasPrefix(a, "--output=") {
+			return true
+		}
+	}
+	return false
+}
+
+// deprecatedOutputFile takes export's --output FILE, the file before -o/--output became
+// the format on every command, as --output-file FILE, for one release, with a warning.
+func (o *exportOptions) deprecatedOutputFile(io *IOStreams) error {
+	fl := o.conn.flags
+	v := o.conn.format.output
+	if !fl.Changed("output") || outputFormats[strings.ToLower(strings.TrimSpace(v))] || !longOutputFlag(io.args) {
+		return nil // a format (or -o, which never named a file): checked as one
+	}
+	if v == "" {
+		return usageErrorf("--output is empty: the file is --output-file FILE (leave it out for stdout); -o/--output is the format, ndjson")
+	}
+	if fl.Changed("output-file") {
+		return usageErrorf("--output %s and --output-file %s: the file is --output-file; --output is the format (ndjson)", v, o.outputFile)
+	}
+	fmt.Fprintf(io.ErrOut, "cosmosctl: warning: export --output FILE is deprecated: -o/--output is the format on every command; write --output-file %s (--output FILE stops working in the next release)\n", v)
+	o.outputFile, o.conn.format.output = v, config.OutputNDJSON
+	return nil
+}
 
 // validate checks the flags that need no I/O and builds the query.
 func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error) {
@@ -173,16 +215,14 @@ func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error
 		return cosmos.QuerySpec{}, nil, usageErrorf("--query is empty: give the SQL text, e.g. --query 'SELECT * FROM c', or leave it out to export every item")
 	case len(o.params) > 0 && !fl.Changed("query"):
 		return cosmos.QuerySpec{}, nil, usageErrorf("--param is a parameter of --query: give the query that uses it")
-	case fl.Changed("output") && o.output == "":
-		return cosmos.QuerySpec{}, nil, usageErrorf("--output is empty: give the file to write, or leave it out for stdout")
-	case exportFormats[strings.ToLower(o.output)]:
-		return cosmos.QuerySpec{}, nil, usageErrorf("--output is export's file, and export always writes NDJSON: to write a file named %q give --output ./%s", o.output, o.output)
-	case o.state != "" && o.output == "":
-		return cosmos.QuerySpec{}, nil, usageErrorf("--state needs --output FILE: a resumed export cuts its file back to the last checkpoint, which it cannot do to stdout")
+	case fl.Changed("output-file") && o.outputFile == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--output-file is empty: give the file to write, or leave it out for stdout")
+	case o.state != "" && o.outputFile == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--state needs --output-file FILE: a resumed export cuts its file back to the last checkpoint, which it cannot do to stdout")
 	case fl.Changed("state") && o.state == "":
 		return cosmos.QuerySpec{}, nil, usageErrorf("--state is empty: give the checkpoint file, e.g. --state items.state")
-	case o.state != "" && samePath(o.state, o.output):
-		return cosmos.QuerySpec{}, nil, usageErrorf("--state and --output are the same file (%s): give the checkpoint a file of its own", o.state)
+	case o.state != "" && samePath(o.state, o.outputFile):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--state and --output-file are the same file (%s): give the checkpoint a file of its own", o.state)
 	case o.maxRU < 0:
 		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second must not be negative (got %g); leave it out for no cap", o.maxRU)
 	case o.pageSize < 1 || o.pageSize > maxQueryPageSize:
@@ -258,7 +298,9 @@ func (o *exportOptions) strip() []string {
 }
 
 func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
-	io.output = config.OutputTable // stdout is the data: a failure is a line on stderr
+	if err := o.deprecatedOutputFile(io); err != nil {
+		return err
+	}
 	spec, pk, err := o.validate()
 	if err != nil {
 		return err
@@ -268,12 +310,12 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	// Before any connection: a file that cannot be written is found before the export
 	// costs anything, and a state that cannot be used before the output is touched.
 	var outPath string
-	if o.output != "" {
-		if outPath, err = filepath.Abs(o.output); err != nil {
-			return usageErrorf("--output %s: %v", o.output, err)
+	if o.outputFile != "" {
+		if outPath, err = filepath.Abs(o.outputFile); err != nil {
+			return usageErrorf("--output-file %s: %v", o.outputFile, err)
 		}
 		if fi, err := os.Stat(outPath); err == nil && fi.IsDir() {
-			return usageErrorf("--output %s is a directory: give a file to write", o.output)
+			return usageErrorf("--output-file %s is a directory: give a file to write", o.outputFile)
 		}
 	}
 	var loaded *export.State
@@ -286,7 +328,6 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
-	io.output = config.OutputTable
 	sess, err := o.conn.connect(ctx, io, settings)
 	if err != nil {
 		return err
@@ -298,7 +339,7 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 
 	binding := export.Binding{Endpoint: o.accountName(sess), Database: sess.settings.Database, Container: sess.settings.Container,
-		Source: o.source, Query: spec.Query, Strip: o.strip(), Output: outPath}
+		Source: o.source, Query: spec.Query, Strip: o.strip(), Output: outPath, Filter: o.conn.format.jq}
 	if o.source == export.SourceChangeFeed {
 		binding.Query = ""
 	}
@@ -315,7 +356,7 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		}
 		if state.Complete {
 			fmt.Fprintf(io.ErrOut, "cosmosctl: the export in %s is complete (%s in %s): nothing to do; delete %s to export again\n",
-				o.state, output.HumanCount(int(state.Items), "item"), o.output, o.state)
+				o.state, output.HumanCount(int(state.Items), "item"), o.outputFile, o.state)
 			return nil
 		}
 	} else if o.state != "" {
@@ -348,10 +389,13 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	defer src.Close()
 
 	eo := export.Options{Source: src, Out: io.Out, Strip: o.strip(), Limiter: newExportLimiter(o.maxRU)}
+	if code, _ := o.conn.format.code(); code != nil {
+		eo.Filter = func(lines []byte) ([]byte, error) { return filterLines(code, lines) }
+	}
 	var file *os.File
 	if outPath != "" {
 		if file, err = export.OpenOutput(outPath, loaded); err != nil {
-			return usageErrorf("--output %s: %v", o.output, unwrapPath(err))
+			return usageErrorf("--output-file %s: %v", o.outputFile, unwrapPath(err))
 		}
 		defer file.Close()
 		eo.Out, eo.Sync = file, file.Sync
@@ -359,7 +403,7 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if state != nil {
 		eo.State, eo.StatePath, eo.CheckpointEvery = state, o.state, exportCheckpointEvery
 	}
-	mode := exportProgressMode(io, o.progress, o.output == "")
+	mode := exportProgressMode(io, o.progress, o.outputFile == "")
 	var total int64
 	if mode != progress.Off && pk == nil && !o.conn.flags.Changed("query") {
 		total = containerItems(ctx, sess)
@@ -397,28 +441,31 @@ func (o *exportOptions) finish(ctx context.Context, io *IOStreams, res export.Re
 	if res.Unresumable != "" && o.state != "" {
 		fmt.Fprintf(io.ErrOut, "cosmosctl: warning: no checkpoint could be saved: %s\n", res.Unresumable)
 	}
+	var err error
+	if runErr != nil {
+		err = o.commandError(ctx, runErr, what)
+	}
 	if o.progress == "json" {
-		o.writeReport(io, res, runErr, took, resumed)
+		o.writeReport(io, res, err, took, resumed)
 	}
 	if runErr == nil {
 		if io.ErrTTY && o.progress != "json" {
 			dest := "stdout"
-			if o.output != "" {
-				dest = o.output
+			if o.outputFile != "" {
+				dest = o.outputFile
 			}
 			fmt.Fprintf(io.ErrOut, "cosmosctl: exported %s (%s) to %s, %.2f RU, in %s\n", what, humanBytes(res.Bytes), dest,
 				res.RequestCharge, output.HumanDuration(took.Round(time.Millisecond)))
 		}
 		return nil
 	}
-	err := o.commandError(ctx, runErr, what)
 	if ExitCode(err) == ExitUsage || (res.Items == 0 && o.state == "") {
 		return err // nothing to resume
 	}
-	resume := "run it again to export from the start (with --output and --state FILE it would resume)"
+	resume := "run it again to export from the start (with --output-file and --state FILE it would resume)"
 	switch {
 	case res.Checkpoint != nil && res.Unresumable == "":
-		resume = fmt.Sprintf("the state is saved in %s: run the same command to resume after the %s in %s", o.state, what, o.output)
+		resume = fmt.Sprintf("the state is saved in %s: run the same command to resume after the %s in %s", o.state, what, o.outputFile)
 	case o.state != "" && res.Unresumable == "":
 		resume = fmt.Sprintf("no checkpoint was saved in %s; the same command resumes from the last one", o.state)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/export"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/internal/rulimit"
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 // newExportLimiter paces an export's pages: at most maxRU RU/s when given, and slower
@@ -97,25 +98,25 @@ type exportReport struct {
 	Throttled     int64   `json:"throttled"`
 	Complete      bool    `json:"complete"`
 	Resumed       bool    `json:"resumed"`
-	Output        *string `json:"output"`
-	State         *string `json:"state"`
-	DurationMs    float64 `json:"duration_ms"`
-	Error         *string `json:"error,omitempty"`
+	// OutputFile and StateFile are --output-file and --state; null for stdout, none.
+	OutputFile *string             `json:"output_file"`
+	StateFile  *string             `json:"state_file"`
+	DurationMs float64             `json:"duration_ms"`
+	Error      *output.ErrorObject `json:"error"`
 }
 
 func (o *exportOptions) writeReport(io *IOStreams, res export.Result, runErr error, took time.Duration, resumed bool) {
 	r := exportReport{Event: "report", Items: res.Items, Bytes: res.Bytes, RequestCharge: math.Round(res.RequestCharge*100) / 100,
 		Requests: res.Requests, Throttled: res.Throttled, Complete: res.Complete && runErr == nil, Resumed: resumed,
 		DurationMs: float64(took.Microseconds()) / 1000}
-	if o.output != "" {
-		r.Output = &o.output
+	if o.outputFile != "" {
+		r.OutputFile = &o.outputFile
 	}
 	if o.state != "" {
-		r.State = &o.state
+		r.StateFile = &o.state
 	}
 	if runErr != nil {
-		msg := oneLine(runErr.Error())
-		r.Error = &msg
+		r.Error = failureJSON(runErr, ExitCode(runErr)).Error
 	}
 	b, _ := json.Marshal(r)
 	io.ErrOut.Write(append(b, '\n'))

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -71,6 +74,14 @@ func classifyFailure(e *output.ErrorObject, err error) {
 // (a flag error can stop parsing before it), else COSMOSCTL_OUTPUT, else the output of
 // the profile the command would have used.
 func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
+	if io.dataOnly {
+		return false
+	}
+	if c != nil {
+		if f := c.Flags().Lookup("output"); f != nil && len(f.Annotations[dataAnnotation]) > 0 {
+			return false
+		}
+	}
 	if io.output != "" {
 		return config.JSONOutput(io.output)
 	}
@@ -87,6 +98,32 @@ func failureAsJSON(c *cobra.Command, io *IOStreams, args []string) bool {
 	}
 	profile, _ := flagArg(args, "profile", "")
 	return config.JSONOutput(config.ProfileOutput(profile, os.LookupEnv))
+}
+
+// failureAsLine says whether a failure printed as JSON is one line: when stdout is a
+// stream of JSON lines (-o ndjson, a command whose JSON is NDJSON), so that the
+// stream stays one JSON value a line whatever comes after it.
+func failureAsLine(c *cobra.Command, io *IOStreams, args []string) bool {
+	if io.output != "" {
+		return io.stream
+	}
+	v, ok := outputArg(args)
+	if !ok {
+		v = os.Getenv("COSMOSCTL_OUTPUT")
+	}
+	v = strings.ToLower(strings.TrimSpace(v))
+	if c != nil {
+		if f := c.Flags().Lookup("output"); f != nil && len(f.Annotations[streamAnnotation]) > 0 {
+			return true // its JSON is a stream whatever -o says
+		}
+	}
+	return v == config.OutputNDJSON
+}
+
+// jqArg says whether --jq was among args, for a failure before the flags were parsed.
+func jqArg(args []string) bool {
+	_, ok := flagArg(args, "jq", "")
+	return ok
 }
 
 // outputArg is the last -o/--output value among args, in any of pflag's spellings.
@@ -112,4 +149,18 @@ func flagArg(args []string, long, short string) (value string, ok bool) {
 		}
 	}
 	return value, ok
+}
+
+// writeErrorEvent writes a failure as one line of an NDJSON event stream:
+// {"event":"error","error":{…},"exit_code":N}.
+func writeErrorEvent(w io.Writer, f *failureObject) {
+	b, err := json.Marshal(struct {
+		Event string `json:"event"`
+		*failureObject
+	}{"error", f})
+	if err != nil {
+		fmt.Fprintln(w, "Error: "+oneLine(f.Error.Message))
+		return
+	}
+	w.Write(append(b, '\n'))
 }

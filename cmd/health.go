@@ -109,11 +109,14 @@ func (o *healthOptions) register(c *cobra.Command) {
 }
 
 func (o *healthOptions) resolve(io *IOStreams) (config.Settings, error) {
-	if o.flags.Changed("output") && o.settings.output != config.OutputTable && o.settings.output != config.OutputJSON {
-		return config.Settings{}, usageErrorf("--output must be table or json, not %q", o.settings.output)
+	if err := o.settings.format.check(io); err != nil {
+		return config.Settings{}, err
 	}
 	s, err := o.settings.resolve(o.flags)
 	if err != nil {
+		return s, err
+	}
+	if s.Output, err = o.settings.format.apply(io, s.Output); err != nil {
 		return s, err
 	}
 	printConfigWarnings(io, s.Warnings)
@@ -140,6 +143,7 @@ func newHealthCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.register(c)
+	o.settings.format.add(config.OutputTSV)
 	c.AddCommand(newHealthResetCmd(io))
 	return c
 }
@@ -186,12 +190,13 @@ EXIT STATUS
 
 // healthReport is `cosmosctl health -o json`.
 type healthReport struct {
-	AccountEndpoint string          `json:"account_endpoint"`
-	StateFile       string          `json:"state_file"`
-	HealthMemory    bool            `json:"health_memory"`
-	Entries         []health.Entry  `json:"entries"`
-	Topology        *topologyReport `json:"topology"`
-	Adaptive        *adaptiveReport `json:"adaptive"`
+	AccountEndpoint string `json:"account_endpoint"`
+	// StateFile is null when nothing is remembered (the embedded emulator).
+	StateFile    *string         `json:"state_file"`
+	HealthMemory bool            `json:"health_memory"`
+	Entries      []health.Entry  `json:"entries"`
+	Topology     *topologyReport `json:"topology"`
+	Adaptive     *adaptiveReport `json:"adaptive"`
 }
 
 type topologyReport struct {
@@ -200,7 +205,7 @@ type topologyReport struct {
 }
 
 type regionReport struct {
-	Name     string `json:"name"`
+	Name     string `json:"region"`
 	Endpoint string `json:"endpoint"`
 	Write    bool   `json:"write"`
 }
@@ -239,7 +244,10 @@ func stateFilesOf(io *IOStreams, st config.Settings) (accountFiles, bool) {
 func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) error {
 	rep := healthReport{Entries: []health.Entry{}, HealthMemory: st.HealthMemory}
 	files, ok := stateFilesOf(io, st)
-	rep.AccountEndpoint, rep.StateFile = files.endpoint, files.health
+	rep.AccountEndpoint = files.endpoint
+	if files.health != "" {
+		rep.StateFile = &files.health
+	}
 	// The view is the one a command would start from: entries merged into a store as
 	// openMemory merges them, so that expired entries are left out and a saved
 	// unavailable period is bounded the same way.
@@ -326,15 +334,26 @@ func runHealth(io *IOStreams, st config.Settings, noColor bool, now time.Time) e
 		summary = append(summary, "adaptive hedging samples: "+strings.Join(parts, ", "))
 	}
 	if len(summary) > 0 {
-		if len(rep.Entries) > 0 {
-			fmt.Fprintln(io.Out)
+		// Under the table for a person; on stderr under -o tsv, whose stdout is the
+		// table alone.
+		w := io.Out
+		if io.tsv {
+			w = io.ErrOut
+		} else if len(rep.Entries) > 0 {
+			fmt.Fprintln(w)
 		}
 		for _, s := range summary {
-			fmt.Fprintln(io.Out, s)
+			fmt.Fprintln(w, s)
 		}
 	}
-	fmt.Fprintf(io.ErrOut, "state file %s\n", rep.StateFile)
+	fmt.Fprintf(io.ErrOut, "state file %s\n", files.health)
 	return nil
+}
+
+// healthResetJSON is `health reset -o json`.
+type healthResetJSON struct {
+	AccountEndpoint string        `json:"account_endpoint"`
+	Cleared         []clearedFile `json:"cleared"`
 }
 
 // clearedFile is one state file `health reset` cleared.
@@ -347,10 +366,7 @@ type clearedFile struct {
 
 func runHealthReset(io *IOStreams, st config.Settings, all bool) error {
 	files, ok := stateFilesOf(io, st)
-	rep := struct {
-		AccountEndpoint string        `json:"account_endpoint"`
-		Cleared         []clearedFile `json:"cleared"`
-	}{files.endpoint, []clearedFile{}}
+	rep := healthResetJSON{files.endpoint, []clearedFile{}}
 	if ok {
 		now := time.Now()
 		var said []string

@@ -22,12 +22,12 @@ type healthJSON struct {
 		Kind             string         `json:"kind"`
 		Status           string         `json:"status"`
 		Failures         map[string]int `json:"failures"`
-		UnavailableUntil time.Time      `json:"unavailable_until"`
+		UnavailableUntil time.Time      `json:"unavailable_until_at"`
 	} `json:"entries"`
 	Topology *struct {
 		FetchedAt time.Time `json:"fetched_at"`
 		Regions   []struct {
-			Name  string `json:"name"`
+			Name  string `json:"region"`
 			Write bool   `json:"write"`
 		} `json:"regions"`
 	} `json:"topology"`

@@ -139,6 +139,7 @@ the previous run's moves have settled (about 2s apart).`,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context(), io) },
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	f := c.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "embedded emulator only: brownout (default), outage, hang, write-region-down, throttle, replica-move, or a TOML scenario file")
 	f.StringVar(&o.strategies, "strategies", defaultStrategies, "strategies to compare, comma-separated")
@@ -430,17 +431,23 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 	if err := t.Render(); err != nil {
 		return err
 	}
+	// The sections under the table are for a person: on stderr under -o tsv, whose
+	// stdout is the strategies table alone.
+	w, wst := io.Out, st
+	if st.TSV {
+		w, wst = io.ErrOut, io.errStyles(o.conn.noColor)
+	}
 	if move != nil {
-		if err := o.writeReplicaMove(io.Out, st, move); err != nil {
+		if err := o.writeReplicaMove(w, wst, move); err != nil {
 			return err
 		}
 	}
 	if len(writes) > 0 {
-		writeWrites(io.Out, writes)
+		writeWrites(w, writes)
 	}
-	fmt.Fprintln(io.Out, "\n"+extraRUNote)
-	fmt.Fprintln(io.Out, verdictText(rec))
-	if io.OutTTY {
+	fmt.Fprintln(w, "\n"+extraRUNote)
+	fmt.Fprintln(w, verdictText(rec))
+	if io.OutTTY && !st.TSV {
 		fmt.Fprintln(io.Out)
 		return output.WriteCDF(io.Out, series, output.CDFWidth(st.Width), 14, st)
 	}
@@ -490,18 +497,20 @@ type hedgeTestReport struct {
 	Scenario string `json:"scenario"`
 	// Op is the workload: read, query or query-cross; Reads counts its operations
 	// per strategy whatever they are.
-	Op             string                   `json:"op"`
-	Reads          int                      `json:"reads_per_strategy"`
-	Concurrency    int                      `json:"concurrency"`
-	RatePerSecond  float64                  `json:"rate_per_second"`
-	TargetP99Ms    float64                  `json:"target_p99_ms"`
+	Op          string `json:"op"`
+	Reads       int    `json:"reads_per_strategy"`
+	Concurrency int    `json:"concurrency"`
+	// RatePerSecond is --rate; null for as fast as --concurrency allows.
+	RatePerSecond *float64 `json:"rate_per_second"`
+	// TargetP99Ms is --target-p99; null when none was given.
+	TargetP99Ms    *float64                 `json:"target_p99_ms"`
 	Strategies     []hedgeTestStrategy      `json:"strategies"`
 	Recommendation hedgetest.Recommendation `json:"recommendation"`
-	// ReplicaMove is present for --scenario replica-move.
-	ReplicaMove *hedgeTestReplicaMove `json:"replica_move,omitempty"`
-	// Writes is present for --scenario write-region-down: the single-write account's
-	// write phase, then the multi-write account's.
-	Writes []hedgetest.WriteSummary `json:"writes,omitempty"`
+	// ReplicaMove is the --scenario replica-move section; null for other scenarios.
+	ReplicaMove *hedgeTestReplicaMove `json:"replica_move"`
+	// Writes are --scenario write-region-down's write phases, the single-write
+	// account's, then the multi-write account's; null for other scenarios.
+	Writes []hedgetest.WriteSummary `json:"writes" jsonschema:"nullable"`
 }
 
 type hedgeTestStrategy struct {
@@ -514,24 +523,57 @@ type hedgeTestStrategy struct {
 	Reads  int     `json:"reads"`
 	// Requests counts the requests on the wire; Operations the engine operations
 	// they served (a read, a query page, or a cross-partition query's plan and pages).
-	Operations       int                `json:"operations"`
-	Requests         int                `json:"requests"`
-	ExtraRequestsPct float64            `json:"extra_requests_pct"`
-	RequestCharge    float64            `json:"request_charge"`
-	ExtraRUPct       float64            `json:"extra_ru_pct"`
-	Timeouts         int                `json:"timeouts"`
-	Failures         int                `json:"failures"`
-	WinsPct          map[string]float64 `json:"wins_pct"`
-	DurationMs       float64            `json:"duration_ms"`
-	// ReplicaHealth is present for --scenario replica-move: false on the comparison runs.
-	ReplicaHealth *bool `json:"replica_health,omitempty"`
+	Operations       int     `json:"operations"`
+	Requests         int     `json:"requests"`
+	ExtraRequestsPct float64 `json:"extra_requests_pct"`
+	RequestCharge    float64 `json:"request_charge"`
+	ExtraRUPct       float64 `json:"extra_ru_pct"`
+	Timeouts         int     `json:"timeouts"`
+	Failures         int     `json:"failures"`
+	// Wins are the regions whose answers were used, and how often: a list of records
+	// carrying the region, most wins first.
+	Wins       []hedgeTestWins `json:"wins"`
+	DurationMs float64         `json:"duration_ms"`
+	// ReplicaHealth is set for --scenario replica-move (false on the comparison runs);
+	// null for other scenarios.
+	ReplicaHealth *bool `json:"replica_health"`
+}
+
+// hedgeTestWins is the share of a strategy's operations one region's answer won.
+type hedgeTestWins struct {
+	Region  string  `json:"region"`
+	WinsPct float64 `json:"wins_pct"`
+}
+
+// winsOf is r's wins by region, most first (then by name).
+func winsOf(r hedgetest.Result) []hedgeTestWins {
+	share := r.WinShare()
+	out := []hedgeTestWins{}
+	for region, pct := range share {
+		out = append(out, hedgeTestWins{Region: region, WinsPct: pct})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].WinsPct != out[j].WinsPct {
+			return out[i].WinsPct > out[j].WinsPct
+		}
+		return out[i].Region < out[j].Region
+	})
+	return out
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Result, rec hedgetest.Recommendation) hedgeTestReport {
-	rep := hedgeTestReport{Scenario: scenario, Op: o.op, Reads: o.count, Concurrency: o.concurrency, RatePerSecond: o.rate,
-		TargetP99Ms: msOf(o.targetP99), Recommendation: rec}
+	rep := hedgeTestReport{Scenario: scenario, Op: o.op, Reads: o.count, Concurrency: o.concurrency,
+		Recommendation: rec, Strategies: []hedgeTestStrategy{}}
+	if o.rate > 0 {
+		rate := o.rate
+		rep.RatePerSecond = &rate
+	}
+	if o.targetP99 > 0 {
+		ms := msOf(o.targetP99)
+		rep.TargetP99Ms = &ms
+	}
 	for _, r := range results {
 		q := r.Stats.Quantile
 		var health *bool
@@ -542,7 +584,7 @@ func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Res
 		rep.Strategies = append(rep.Strategies, hedgeTestStrategy{ReplicaHealth: health,
 			Name: r.Strategy, P50Ms: msOf(q(0.5)), P90Ms: msOf(q(0.9)), P99Ms: msOf(q(0.99)), P999Ms: msOf(q(0.999)), MaxMs: msOf(q(1)),
 			Reads: r.Reads, Operations: r.Requests, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
-			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, WinsPct: r.WinShare(), DurationMs: msOf(r.Duration),
+			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, Wins: winsOf(r), DurationMs: msOf(r.Duration),
 		})
 	}
 	return rep

@@ -92,9 +92,10 @@ Regions, timeouts and retries
                                  write_retries.policy]
 
 Output
-  COSMOSCTL_OUTPUT               table, json or ndjson [-o; output]; ndjson streams
-                                 query items one per line, and means json for
-                                 every other command
+  COSMOSCTL_OUTPUT               table, json, ndjson or tsv [-o; output]; a command
+                                 that does not print it prints its nearest: ndjson
+                                 is json for one that prints one result, tsv is
+                                 table for one that prints no table (docs/json)
   NO_COLOR                       set to anything: no colour (https://no-color.org)
                                  [--no-color]. TERM=dumb turns colour off too, and
                                  an LC_ALL, LC_CTYPE or LANG that names a character

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/bulk"
 	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/internal/rulimit"
@@ -30,6 +31,7 @@ type importOptions struct {
 	state       string
 	rejected    string
 	failFast    bool
+	progress    string
 }
 
 // importLineRetryWait is the wait before a line whose write failed for the service's
@@ -86,11 +88,13 @@ goes on after it). Writes that fail for the service's availability (503, timeout
 no answer) are sent again 3 times; 20 in a row (or twice --concurrency) stop the
 import without marking those lines done, so that resuming sends them again (exit 8).
 
-Progress: a bar on stderr on a terminal (items, items/s, RU/s, ETA, failures).
-The report goes to stdout at the end: created, already present, updated, failed
-and bad lines by reason, lines, RU, items/s and duration. With -o json stdout is
-NDJSON: a progress event a second, {"event":"progress",...}, and the report last,
-{"event":"report",...}.
+Progress goes to stderr, stdout being the report: a bar on a terminal (items,
+items/s, RU/s, ETA, failures); --progress json writes NDJSON events instead, one a
+second, {"event":"progress",...}, and the report last, {"event":"report",...}
+(export's, the same); --progress off, none. The report goes to stdout at the end:
+created, already present, updated, failed and bad lines by reason, lines, RU,
+items/s and duration; -o json prints it as one object (--jq picks from it), -o tsv
+as tab-separated lines.
 
 Exit codes: 0 every line imported (created, already present or updated); 11 the
 import completed but some lines were rejected or failed (the report counts them,
@@ -107,7 +111,8 @@ func newImportCmd(io *IOStreams) *cobra.Command {
 		Long:  importLong,
 		Example: `  cosmosctl import items.ndjson --state items.state
   cosmosctl import items.ndjson --mode upsert --concurrency 32 --max-ru-per-second 2000
-  gunzip -c items.ndjson.gz | cosmosctl import - --state items.state -o json | jq 'select(.event=="report")'
+  gunzip -c items.ndjson.gz | cosmosctl import - --state items.state --jq .created
+  cosmosctl import items.ndjson --progress json 2>progress.ndjson
   jq -c .item items.state.rejected.ndjson | cosmosctl import - --rejected retry.rejected.ndjson`,
 		Args: exactArgs(1, "the NDJSON file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -118,6 +123,8 @@ func newImportCmd(io *IOStreams) *cobra.Command {
 	f := c.Flags()
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each write, its retries included, e.g. 5s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	_ = f.MarkHidden("diagnostics")
+	o.conn.format.add(config.OutputTSV)
+	f.StringVar(&o.progress, "progress", "", "progress on stderr: bar, json (NDJSON events) or off (default: bar on a terminal, else off)")
 	f.StringVar(&o.mode, "mode", string(bulk.Create), "create (an existing item is left and counted as already present) or upsert (created or replaced)")
 	f.IntVar(&o.concurrency, "concurrency", 16, fmt.Sprintf("writes in flight at once, 1 to %d", maxImportConcurrency))
 	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many RU/s (default: no cap; 429s still slow the import down)")
@@ -137,6 +144,11 @@ func (o *importOptions) validate() (bulk.Mode, error) {
 		return "", usageErrorf("--concurrency must be between 1 and %d, not %d", maxImportConcurrency, o.concurrency)
 	case o.maxRU < 0 || o.maxRU != o.maxRU:
 		return "", usageErrorf("--max-ru-per-second must be 0 (no cap) or more, not %v", o.maxRU)
+	}
+	switch o.progress {
+	case "", "bar", "json", "off":
+	default:
+		return "", usageErrorf("--progress must be bar, json or off, not %q", o.progress)
 	}
 	return mode, nil
 }
@@ -187,6 +199,8 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	if err != nil {
 		return err
 	}
+	// stderr is NDJSON for a program to read: no notice may break into it.
+	io.errJSON = o.progress == "json"
 	var st *bulk.State
 	if o.state != "" {
 		if st, err = bulk.LoadState(o.state); err != nil {
@@ -243,7 +257,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)
-	bar := o.progress(io, asJSON, input, size, st)
+	bar := o.startProgress(io, input, size)
 	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
 		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
 		Progress: func(p bulk.Progress) {
@@ -275,15 +289,22 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 	err = o.commandError(ctx, input, rep, rejPath, runErr)
 	obj := output.NewImportReport(rep, input, target, mode, err)
-	obj.RejectedFile, obj.StateFile = rejPath, o.state
+	if rejPath != "" {
+		obj.RejectedFile = &rejPath
+	}
+	if o.state != "" {
+		obj.StateFile = &o.state
+	}
 	classifyFailure(obj.Error, err)
-	if asJSON {
-		b, merr := jsonLine(obj)
-		if merr == nil {
-			_, merr = io.Out.Write(b)
+	if o.progress == "json" {
+		// The stream of events ends with the report, as export's does.
+		if b, merr := jsonLine(obj); merr == nil {
+			io.ErrOut.Write(b)
 		}
-		if merr != nil {
-			return merr
+	}
+	if asJSON {
+		if werr := output.WriteJSON(io.Out, obj); werr != nil {
+			return werr
 		}
 	} else if werr := output.WriteImportReport(io.Out, io.outStyles(o.conn.noColor), obj); werr != nil {
 		return werr
@@ -363,17 +384,20 @@ func (p *importProgress) Stop() {
 	}
 }
 
-// progress starts the display: a bar on a terminal's stderr, NDJSON events on stdout
-// with -o json, nothing otherwise. A file's lines are counted first for the total.
-func (o *importOptions) progress(io *IOStreams, asJSON bool, input string, size int64, st *bulk.State) *importProgress {
-	mode, w := progress.Off, goio.Writer(nil)
+// startProgress starts the display on stderr, stdout being the report: --progress, else a
+// bar on a terminal and nothing otherwise. A file's lines are counted first for the
+// total.
+func (o *importOptions) startProgress(io *IOStreams, input string, size int64) *importProgress {
+	mode := progress.Off
 	switch {
-	case asJSON:
-		mode, w = progress.JSON, io.Out
-	case io.ErrTTY:
-		mode, w = progress.Bar, io.ErrOut
+	case o.progress == "bar":
+		mode = progress.Bar
+	case o.progress == "json":
+		mode = progress.JSON
+	case o.progress == "" && io.ErrTTY:
+		mode = progress.Bar
 	}
-	rep := progress.New(w, mode, progress.Options{Label: "import", Unit: "item", Width: func() int { return io.ErrWidth }})
+	rep := progress.New(io.ErrOut, mode, progress.Options{Label: "import", Unit: "item", Width: func() int { return io.ErrWidth }})
 	if rep == nil {
 		return nil
 	}

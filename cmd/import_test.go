@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
@@ -228,22 +226,6 @@ func TestAnInterruptedImportSavesItsStateAndSaysHowToResume(t *testing.T) {
 	}
 	if n := countItems(t); n != "400" {
 		t.Fatalf("%s items stored", n)
-	}
-}
-
-func TestImportJSONProgressGoesToStdoutBeforeTheReport(t *testing.T) {
-	testAccount(t, func(c *emulator.Config) {})
-	input := importFile(t, items(1, 50))
-	r := cosmosctl(t, "", "import", input, "-o", "json")
-	rep := lastReport(t, r.out)
-	if r.code != 0 || !strings.Contains(r.out, `{"event":"progress"`) || rep.Created != 50 || rep.RequestCharge <= 0 {
-		t.Fatalf("exit %d: %s", r.code, r.out)
-	}
-	var obj map[string]any
-	lines := strings.Split(strings.TrimSpace(r.out), "\n")
-	json.Unmarshal([]byte(lines[len(lines)-2]), &obj)
-	if obj["done"] != float64(50) || obj["total"] != float64(50) {
-		t.Fatalf("the last progress event %v", obj)
 	}
 }
 

@@ -27,14 +27,26 @@ type IOStreams struct {
 	OutWidth int
 	ErrWidth int
 
-	// output is the output format the command resolved ("table" or "json"), once it has;
-	// Run uses it to decide how a failure is printed.
+	// output is the output format the command resolved (table, json, ndjson or tsv),
+	// once it has (formatFlags.apply); Run uses it to decide how a failure is printed.
 	output string
 	// quiet silences notices (--quiet, COSMOSCTL_QUIET); errJSON says that stderr carries
 	// a JSON stream (export --progress json), which no notice may break into. See
 	// embedded_notice.go.
 	quiet   bool
 	errJSON bool
+	// tsv and noHeaders are how stdout's tables are written (outStyles).
+	tsv, noHeaders bool
+	// stream says stdout is a stream of JSON lines: a failure is one line too.
+	stream bool
+	// dataOnly says stdout is the command's data whatever the format (export): a
+	// failure is never a JSON object there.
+	dataOnly bool
+	// jq is stdout's --jq filter, when there is one (Out writes to it).
+	jq *jqWriter
+	// args are the invocation's arguments as given (Run), for a flag whose spelling
+	// matters (export's deprecated --output FILE).
+	args []string
 }
 
 // SystemIO returns the process's streams.
@@ -61,8 +73,13 @@ func terminalSize(f *os.File) func() (int, error) {
 // outStyles are how stdout is drawn: colour (unless noColor, see output.ColorEnabled),
 // symbols, and the width its tables fit in.
 func (s *IOStreams) outStyles(noColor bool) output.Styles {
+	if s.tsv {
+		// For a script: no colour, no width, every value whole.
+		return output.Styles{TSV: true, NoHeaders: s.noHeaders, ASCII: !output.UnicodeEnabled(getenv)}
+	}
 	st := output.StylesFor(s.Out, s.OutTTY, noColor, getenv)
 	st.Width = s.OutWidth
+	st.NoHeaders = s.noHeaders
 	return st
 }
 
@@ -76,6 +93,9 @@ func (s *IOStreams) errStyles(noColor bool) output.Styles {
 // outFile is stdout as a file, for its terminal size; false when it is not one.
 func (s *IOStreams) outFile() (*os.File, bool) {
 	w := s.Out
+	if j, ok := w.(*jqWriter); ok {
+		w = j.out
+	}
 	if c, ok := w.(*countingWriter); ok {
 		w = c.w
 	}

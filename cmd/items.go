@@ -75,8 +75,9 @@ and its only database and container, which are used when none is configured
 const connectionHelp = accountHelp + `
 
 The item goes to stdout; the per-attempt diagnostics table goes to stderr when
-stderr is a terminal or --diagnostics is given. -o json prints one JSON object
-with the item and the full diagnostics. Exit codes: cosmosctl help exit-codes.`
+stderr is a terminal (unless --diagnostics=false) or --diagnostics is given.
+-o json prints one JSON object with the item and the full diagnostics (--jq picks
+from it: --jq .etag). Exit codes: cosmosctl help exit-codes.`
 
 // readFailoverHelp says when a read moves to the next region, as retries.Policy
 // decides it (a test holds the two, and the README, together).
@@ -196,9 +197,9 @@ func newDeleteCmd(io *IOStreams) *cobra.Command {
 		Long: "Delete an item.\n" + accountHelp + `
 
 Nothing goes to stdout on success; the per-attempt diagnostics table goes to
-stderr when stderr is a terminal or --diagnostics is given. -o json prints one
-JSON object with the status and the full diagnostics. Exit codes: cosmosctl help
-exit-codes.`,
+stderr when stderr is a terminal (unless --diagnostics=false) or --diagnostics is
+given. -o json prints one JSON object with the status and the full diagnostics.
+Exit codes: cosmosctl help exit-codes.`,
 		Example: `  cosmosctl delete order-1 --pk tenant-7
   cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"`,
 		Args:    exactArgs(1, "the item id"),
@@ -327,7 +328,7 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 	}
 	// Nothing sent (bad input the engine refused), nothing to show: an empty table would
 	// only describe settings that never applied.
-	if res != nil && res.Diagnostics != nil && len(res.Diagnostics.Attempts) > 0 && (io.ErrTTY || o.conn.diagnostics) && !o.conn.wantJSON(sess.settings) {
+	if res != nil && res.Diagnostics != nil && len(res.Diagnostics.Attempts) > 0 && (o.conn.diagnostics || o.conn.terminalDiagnostics(io)) && !o.conn.wantJSON(sess.settings) {
 		_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
 	}
 	return asUsage(err)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/output"
 )
@@ -65,6 +67,7 @@ func newLocateCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	_ = c.Flags().MarkHidden("diagnostics")
 	c.Flags().StringVar(&o.pk, "pk", "", "the partition key: a JSON value, a JSON array for a hierarchical key or a prefix of one, [{}] for the none key, or a plain string")
 	return c
@@ -79,8 +82,8 @@ type locateReport struct {
 	PartitionKeyKind      string          `json:"partition_key_kind"`
 	Prefix                bool            `json:"prefix"`
 	EffectivePartitionKey string          `json:"effective_partition_key"`
-	// EffectiveMax is the end of a prefix's span (its hash and "FF"); empty otherwise.
-	EffectiveMax   string        `json:"effective_partition_key_max,omitempty"`
+	// EffectiveMax is the end of a prefix's span (its hash and "FF"); null otherwise.
+	EffectiveMax   *string       `json:"effective_partition_key_max"`
 	ConnectionMode string        `json:"connection_mode"`
 	Ranges         []locateRange `json:"ranges"`
 }
@@ -90,16 +93,19 @@ type locateRange struct {
 	MinInclusive string `json:"min_inclusive"`
 	MaxExclusive string `json:"max_exclusive"`
 	// DocumentCount and SizeKB are null where the service reports no statistics.
-	DocumentCount *int64         `json:"document_count"`
-	SizeKB        *int64         `json:"size_kb"`
-	Regions       []locateRegion `json:"regions,omitempty"`
+	DocumentCount *int64 `json:"document_count"`
+	SizeKB        *int64 `json:"size_kb"`
+	// Regions are the range's replicas in each read region, in direct mode; null in
+	// gateway mode, which does not see replicas.
+	Regions []locateRegion `json:"regions" jsonschema:"nullable"`
 }
 
 type locateRegion struct {
 	Region   string              `json:"region"`
 	Health   output.RegionHealth `json:"health"`
 	Replicas []locateReplica     `json:"replicas"`
-	Error    string              `json:"error,omitempty"`
+	// Error says why the region's addresses did not come; null when they did.
+	Error *string `json:"error"`
 }
 
 type locateReplica struct {
@@ -148,7 +154,8 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 		rep.Ranges = append(rep.Ranges, locateRange{ID: r.ID, MinInclusive: r.MinInclusive, MaxExclusive: r.MaxExclusive})
 	}
 	if rep.Prefix {
-		rep.EffectiveMax = rep.EffectivePartitionKey + "FF"
+		end := rep.EffectivePartitionKey + "FF"
+		rep.EffectiveMax = &end
 	}
 	if len(rep.Ranges) == 0 {
 		return fmt.Errorf("no partition key range of %s/%s holds %s (effective partition key %s)", db, coll, pk, rep.EffectivePartitionKey)
@@ -213,7 +220,8 @@ func (o *locateOptions) replicas(ctx context.Context, sess *session, rep *locate
 			lr := locateRegion{Region: region, Health: output.RegionHealthOf(entries, region), Replicas: []locateReplica{}}
 			set, err := sess.client.RangeReplicas(ctx, rep.Database, rep.Container, rng.ID, region)
 			if err != nil {
-				lr.Error = err.Error()
+				msg := err.Error()
+				lr.Error = &msg
 			}
 			for _, r := range set {
 				role := "secondary"
@@ -223,6 +231,9 @@ func (o *locateOptions) replicas(ctx context.Context, sess *session, rep *locate
 				lr.Replicas = append(lr.Replicas, locateReplica{URL: r.URL, Role: role, Health: r.Health.String()})
 			}
 			rng.Regions = append(rng.Regions, lr)
+		}
+		if rng.Regions == nil {
+			rng.Regions = []locateRegion{}
 		}
 	}
 	return nil
@@ -239,34 +250,24 @@ func excluded(exclude []string, region string) bool {
 
 func printLocate(io *IOStreams, noColor bool, rep locateReport) error {
 	st := io.outStyles(noColor)
+	if st.TSV {
+		return printLocateTSV(io, st, rep)
+	}
 	key := "partition key " + string(rep.PartitionKey)
 	if rep.Prefix {
 		key += fmt.Sprintf(" (a prefix of %s)", strings.Join(rep.PartitionKeyPaths, ", "))
 	}
 	fmt.Fprintln(io.Out, key)
 	if rep.Prefix {
-		fmt.Fprintf(io.Out, "effective partition key %s … %s\n", rep.EffectivePartitionKey, rep.EffectiveMax)
+		fmt.Fprintf(io.Out, "effective partition key %s … %s\n", rep.EffectivePartitionKey, *rep.EffectiveMax)
 	} else {
 		fmt.Fprintf(io.Out, "effective partition key %s\n", rep.EffectivePartitionKey)
 	}
 	// On a narrow terminal the bounds shorten and go before the size and the count; the
 	// range id stays.
-	t := output.NewTableOf(io.Out, st,
-		output.Column{Header: "RANGE", Key: true},
-		output.Column{Header: "MIN INCLUSIVE", Short: "MIN", Priority: 6, Min: 8},
-		output.Column{Header: "MAX EXCLUSIVE", Short: "MAX", Priority: 5, Min: 8},
-		output.Column{Header: "ITEMS", Key: true, Priority: 8},
-		output.Column{Header: "SIZE", Priority: 7},
-	)
+	t := output.NewTableOf(io.Out, st, locateRangeColumns...)
 	for _, r := range rep.Ranges {
-		items, size := "not reported", "not reported"
-		if r.DocumentCount != nil {
-			items = fmt.Sprint(*r.DocumentCount)
-		}
-		if r.SizeKB != nil {
-			size = fmt.Sprintf("%d KB", *r.SizeKB)
-		}
-		t.Append(r.ID, orEmpty(r.MinInclusive), r.MaxExclusive, items, size)
+		t.Append(locateRangeCells(st, r)...)
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -286,8 +287,8 @@ func printLocate(io *IOStreams, noColor bool, rep locateReport) error {
 	)
 	for _, r := range rep.Ranges {
 		for _, g := range r.Regions {
-			if g.Error != "" {
-				rt.Append(r.ID, g.Region, g.Health.Text(now), "—", "no addresses: "+g.Error, "—")
+			if g.Error != nil {
+				rt.Append(r.ID, g.Region, g.Health.Text(now), st.None(), "no addresses: "+*g.Error, st.None())
 				continue
 			}
 			for _, p := range g.Replicas {
@@ -296,6 +297,63 @@ func printLocate(io *IOStreams, noColor bool, rep locateReport) error {
 		}
 	}
 	return rt.Render()
+}
+
+var locateRangeColumns = []output.Column{
+	{Header: "RANGE", Key: true},
+	{Header: "MIN INCLUSIVE", Short: "MIN", Priority: 6, Min: 8},
+	{Header: "MAX EXCLUSIVE", Short: "MAX", Priority: 5, Min: 8},
+	{Header: "ITEMS", Key: true, Priority: 8},
+	{Header: "SIZE", Priority: 7},
+}
+
+// locateRangeCells are a range's cells: its bounds, items and size.
+func locateRangeCells(st output.Styles, r locateRange) []string {
+	items, size := "not reported", "not reported"
+	if st.TSV {
+		items, size = "", ""
+	}
+	if r.DocumentCount != nil {
+		items = fmt.Sprint(*r.DocumentCount)
+	}
+	if r.SizeKB != nil {
+		size = fmt.Sprintf("%d KB", *r.SizeKB)
+	}
+	minInclusive := r.MinInclusive
+	if !st.TSV {
+		minInclusive = orEmpty(minInclusive)
+	}
+	return []string{r.ID, minInclusive, r.MaxExclusive, items, size}
+}
+
+// printLocateTSV is locate under -o tsv: one table, the ranges; in direct mode a row
+// per replica, the range's columns on each (the key and its hash go to stderr).
+func printLocateTSV(io *IOStreams, st output.Styles, rep locateReport) error {
+	fmt.Fprintf(io.ErrOut, "partition key %s, effective partition key %s\n", rep.PartitionKey, rep.EffectivePartitionKey)
+	cols := locateRangeColumns
+	if rep.ConnectionMode == "direct" {
+		cols = append(slices.Clone(cols), output.Column{Header: "REGION"}, output.Column{Header: "REGION HEALTH"},
+			output.Column{Header: "ROLE"}, output.Column{Header: "REPLICA"}, output.Column{Header: "HEALTH"}, output.Column{Header: "ERROR"})
+	}
+	t := output.NewTableOf(io.Out, st, cols...)
+	now := time.Now()
+	for _, r := range rep.Ranges {
+		cells := locateRangeCells(st, r)
+		if rep.ConnectionMode != "direct" {
+			t.Append(cells...)
+			continue
+		}
+		for _, g := range r.Regions {
+			if g.Error != nil {
+				t.Append(append(slices.Clone(cells), g.Region, g.Health.Text(now), "", "", "", *g.Error)...)
+				continue
+			}
+			for _, p := range g.Replicas {
+				t.Append(append(slices.Clone(cells), g.Region, g.Health.Text(now), p.Role, p.URL, p.Health, "")...)
+			}
+		}
+	}
+	return t.Render()
 }
 
 // orEmpty shows the empty lower bound of the first range.

@@ -128,7 +128,7 @@ func TestLocateHierarchicalKeysPrefixesAndTheNoneKey(t *testing.T) {
 	prefix := locateJSON(t, "--pk", `["acme"]`)
 	pk, _ := cosmos.PK("acme")
 	epk := cosmos.EffectivePartitionKey(pk)
-	if !prefix.Prefix || prefix.EffectivePartitionKey != epk || prefix.EffectiveMax != epk+"FF" || len(prefix.Ranges) == 0 {
+	if !prefix.Prefix || prefix.EffectivePartitionKey != epk || prefix.EffectiveMax == nil || *prefix.EffectiveMax != epk+"FF" || len(prefix.Ranges) == 0 {
 		t.Fatalf("prefix: %+v", prefix)
 	}
 	for _, r := range prefix.Ranges {
@@ -210,7 +210,7 @@ func TestLocateDirectModeListsTheRangesReplicas(t *testing.T) {
 		}
 	}
 	for _, g := range rng.Regions {
-		if g.Error != "" || len(g.Replicas) == 0 || g.Replicas[0].Role != "primary" || g.Health.Read.Status != "available" {
+		if g.Error != nil || len(g.Replicas) == 0 || g.Replicas[0].Role != "primary" || g.Health.Read.Status != "available" {
 			t.Fatalf("region %s: %+v", g.Region, g)
 		}
 		for _, p := range g.Replicas {
@@ -251,7 +251,7 @@ func TestLocateAnswersWhileTheFirstRegionHangs(t *testing.T) {
 		}
 		if mode == "direct" {
 			for _, g := range rep.Ranges[0].Regions {
-				if (g.Region == "East US") != (g.Error != "") {
+				if (g.Region == "East US") != (g.Error != nil) {
 					t.Fatalf("region %s: %+v", g.Region, g)
 				}
 			}

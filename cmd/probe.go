@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/hedging"
 	"github.com/cosmosctl/cosmosctl/metrics"
@@ -156,7 +157,12 @@ EXIT STATUS
 		},
 	}
 	o.conn.register(c)
+	// Its JSON is NDJSON (interval lines, then the summary): -o json and -o ndjson are
+	// the same stream, and --jq filters each line.
+	o.conn.format.add(config.OutputNDJSON, config.OutputTSV)
+	o.conn.format.streams()
 	fl := c.Flags()
+	fl.Lookup("output").Usage = "table, tsv, or json (one line a region a second, then the summary; ndjson is the same) ($COSMOSCTL_OUTPUT; default table)"
 	// A probe measures every region on its own and shows no per-operation diagnostics.
 	_ = fl.MarkHidden("preferred-regions")
 	_ = fl.MarkHidden("diagnostics")

@@ -45,9 +45,9 @@ func TestBinaryAgainstASeparateEmulatorProcess(t *testing.T) {
 		t.Fatalf("reading the emulator's endpoint: %v", err)
 	}
 	var printed struct {
-		Endpoint string            `json:"endpoint"`
-		Key      string            `json:"key"`
-		Regions  []emulator.Region `json:"regions"`
+		Endpoint string               `json:"endpoint"`
+		Key      string               `json:"key"`
+		Regions  []emulatorRegionJSON `json:"regions"`
 	}
 	if err := json.Unmarshal([]byte(line), &printed); err != nil {
 		t.Fatalf("emulator printed %q: %v", line, err)

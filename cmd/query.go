@@ -108,9 +108,9 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
-	o.conn.streams = true
+	o.conn.format.add(config.OutputNDJSON, config.OutputTSV)
 	f := c.Flags()
-	f.Lookup("output").Usage = "table, json or ndjson (one item a line, as pages arrive) ($COSMOSCTL_OUTPUT; default table)"
+	f.Lookup("output").Usage = "table, tsv, json or ndjson (one item a line, as pages arrive) ($COSMOSCTL_OUTPUT; default table)"
 	f.Lookup("diagnostics").Usage = "print every request (the plan, the range reads, each page) and the totals on stderr, terminal or not"
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.pk, "pk", "", "run within this partition key: a JSON value, a JSON array for a hierarchical key, or a plain string (default: across partitions)")
@@ -310,7 +310,9 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		if token != "" {
 			obj.Continuation = &token
 		}
-		obj.Unresumable = it.Unresumable()
+		if u := it.Unresumable(); u != "" {
+			obj.Unresumable = &u
+		}
 		classifyFailure(obj.Error, err)
 		if werr := output.WriteJSON(r.io.Out, obj); werr != nil {
 			return werr
@@ -327,7 +329,7 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		case r.o.conn.diagnostics:
 			head := output.QueryHead{Query: r.spec.Query, Scope: r.scope(), Hedging: r.hedging(), E2ETimeout: r.sess.settings.E2ETimeout}
 			_ = output.WriteQueryPages(r.io.ErrOut, st, head, r.pages, totals)
-		case r.io.ErrTTY && totals.Pages > 0:
+		case r.o.conn.terminalDiagnostics(r.io) && totals.Pages > 0:
 			fmt.Fprintln(r.io.ErrOut, st.Faint(output.QuerySummary(totals)))
 		}
 		r.resumeNote(token, it.Unresumable(), complete, runErr != nil, totals.Items)

@@ -41,7 +41,7 @@ func TestQueryBadInputIsOneLineAndExitCode2(t *testing.T) {
 		{"an object as partition key", []string{"query", "SELECT * FROM c", "--pk", `{"a":1}`}, "not an object"},
 		{"unknown region", []string{"query", "SELECT * FROM c", "--region", "Moon Base"}, "East US"},
 		{"unknown excluded region", []string{"query", "SELECT * FROM c", "--exclude", "Moon Base"}, "East US"},
-		{"bad output", []string{"query", "SELECT * FROM c", "-o", "yaml"}, "table, json or ndjson"},
+		{"bad output", []string{"query", "SELECT * FROM c", "-o", "yaml"}, "table, json, ndjson or tsv"},
 		{"a token that is not one", []string{"query", "SELECT * FROM c", "--continuation", "nonsense"}, "continuation token"},
 		{"a token of another query", []string{"query", "SELECT c.id FROM c", "--continuation", otherToken}, "another query"},
 		{"ndjson on a command that prints one result", []string{"read", "x", "--pk", "p", "-o", "ndjson"}, "-o json"},

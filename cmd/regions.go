@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/health"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -67,6 +67,7 @@ help exit-codes.`,
 		},
 	}
 	conn.register(c)
+	conn.format.add(config.OutputTSV)
 	conn.noContainer, conn.optionalContainer = true, true
 	// The data commands' flags that mean nothing to a command that reads no item.
 	for _, name := range []string{"diagnostics", "no-replica-health"} {
@@ -149,25 +150,33 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 		if r.Write {
 			role = "write"
 		}
-		t.Append(r.Name, role, rank(r.ReadRank), rank(r.WriteRank), latencyCell(r, rep.Measurement), healths[r.Name].Text(now), r.Endpoint, r.Note)
+		t.Append(r.Name, role, rank(st, r.ReadRank), rank(st, r.WriteRank), latencyCell(st, r, rep.Measurement), healths[r.Name].Text(now), r.Endpoint, r.Note)
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
 	readDown := func(region string) bool { return healths[region].Read.Status != health.StatusAvailable }
 	writeDown := func(region string) bool { return healths[region].Write.Status != health.StatusAvailable }
-	fmt.Fprintf(io.Out, "\nreads go to:  %s\n", orderText(readOrder, rep.EffectiveReads, readDown))
-	fmt.Fprintf(io.Out, "writes go to: %s\n", orderText(writeOrder, rep.EffectiveWrites, writeDown))
+	// Under the table for a person; on stderr under -o tsv, whose stdout is the table
+	// alone (its READ # and WRITE # columns give the same orders).
+	w := io.Out
+	if io.tsv {
+		w = io.ErrOut
+	} else {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "reads go to:  %s\n", orderText(readOrder, rep.EffectiveReads, readDown))
+	fmt.Fprintf(w, "writes go to: %s\n", orderText(writeOrder, rep.EffectiveWrites, writeDown))
 	if m := measurementText(rep.Measurement); m != "" {
-		fmt.Fprintf(io.Out, "latency: %s\n", m)
+		fmt.Fprintf(w, "latency: %s\n", m)
 	}
 	if tp := rep.Topology; tp.Source == "saved" {
-		fmt.Fprintf(io.Out, "note: the account did not answer (%s): the regions and their roles are as saved %s (%s ago); a failover since then is not shown\n",
+		fmt.Fprintf(w, "note: the account did not answer (%s): the regions and their roles are as saved %s (%s ago); a failover since then is not shown\n",
 			tp.Error, tp.FetchedAt.Local().Format("2006-01-02 15:04:05"), now.Sub(tp.FetchedAt).Round(time.Second))
 	}
 	for _, fb := range []string{rep.ReadFallback, rep.WriteFallback} {
 		if fb != "" {
-			fmt.Fprintf(io.Out, "note: %s\n", fb)
+			fmt.Fprintf(w, "note: %s\n", fb)
 		}
 	}
 	return nil
@@ -176,10 +185,10 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 // latencyCell is a region's LATENCY: the time of its answer, with the status when it is
 // not the answer a read expects ("12ms", "40ms (503)"), "timeout", "unreachable", or a
 // dash when nothing was measured.
-func latencyCell(r engine.RegionInfo, m *engine.Measurement) string {
+func latencyCell(st output.Styles, r engine.RegionInfo, m *engine.Measurement) string {
 	switch {
 	case !r.Measured:
-		return "—"
+		return st.None()
 	case r.TimedOut:
 		return "timeout"
 	case !r.Answered:
@@ -209,9 +218,9 @@ func measurementText(m *engine.Measurement) string {
 	return "GET / to each regional endpoint, the account lookup: not a data read (" + why + "; give --database and --container to measure a read)"
 }
 
-func rank(n int) string {
+func rank(st output.Styles, n int) string {
 	if n == 0 {
-		return "—"
+		return st.None()
 	}
 	return strconv.Itoa(n)
 }
@@ -232,28 +241,20 @@ type regionWithHealth struct {
 	Health output.RegionHealth
 }
 
-// MarshalJSON is the region's own JSON (engine.RegionInfo has its own MarshalJSON, which
-// embedding would promote and so drop the health) with "health" added at the end.
-func (r regionWithHealth) MarshalJSON() ([]byte, error) {
-	info, err := json.Marshal(r.RegionInfo)
-	if err != nil {
-		return nil, err
-	}
-	h, err := json.Marshal(r.Health)
-	if err != nil {
-		return nil, err
-	}
-	if len(info) < 2 || info[len(info)-1] != '}' {
-		return nil, fmt.Errorf("region %s: unexpected JSON %s", r.Name, info)
-	}
-	out := append([]byte(nil), info[:len(info)-1]...)
-	if len(info) > 2 {
-		out = append(out, ',')
-	}
-	out = append(out, `"health":`...)
-	out = append(out, h...)
-	return append(out, '}'), nil
+// regionJSON is a region of `regions -o json`: the engine's region with the health
+// remembered of it.
+type regionJSON struct {
+	engine.RegionInfoJSON
+	Health output.RegionHealth `json:"health"`
 }
+
+// MarshalJSON writes the region as regionJSON.
+func (r regionWithHealth) MarshalJSON() ([]byte, error) {
+	return marshalJSON(regionJSON{RegionInfoJSON: r.RegionInfo.JSON(), Health: r.Health})
+}
+
+// JSONSchemaAlias is the type the region's JSON schema is generated from.
+func (regionWithHealth) JSONSchemaAlias() any { return regionJSON{} }
 
 // byHealth is the order operations use regions in now, as the engine orders them:
 // regions that region health knows to be unavailable last (never left out), unless

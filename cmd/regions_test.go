@@ -18,7 +18,7 @@ func TestRegionsShowsRolesEffectiveOrderAndLatency(t *testing.T) {
 	}
 	var rep struct {
 		Regions []struct {
-			Name      string
+			Name      string `json:"region"`
 			Write     bool
 			ReadRank  int     `json:"read_rank"`
 			WriteRank int     `json:"write_rank"`
@@ -98,7 +98,7 @@ func TestRegionsFinishesWithinTheEndToEndTimeout(t *testing.T) {
 			}
 			var rep struct {
 				Regions []struct {
-					Name  string
+					Name  string `json:"region"`
 					Error string
 				}
 			}
@@ -141,11 +141,11 @@ func TestRegionsShowsRegionHealth(t *testing.T) {
 	r = cosmosctl(t, "", "regions", "--no-latency", "-o", "json")
 	var rep struct {
 		Regions []struct {
-			Name   string
+			Name   string `json:"region"`
 			Health map[string]struct {
 				Status           string
 				Failures         map[string]int
-				UnavailableUntil time.Time `json:"unavailable_until"`
+				UnavailableUntil time.Time `json:"unavailable_until_at"`
 			}
 		}
 		HealthReadOrder  []string `json:"health_read_order"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -170,6 +171,7 @@ func newDBLsCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	o.conn.noContainer = true // a database command names its database itself
 	return c
 }
@@ -210,6 +212,7 @@ func newDBShowCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	return c
 }
 
@@ -251,6 +254,7 @@ that throughput (a container created with its own keeps its own).
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	o.conn.noContainer = true // a database command names its database itself
 	o.registerThroughput(c)
 	return c
@@ -288,9 +292,16 @@ for the name to confirm; otherwise --yes is needed (exit 2 without it).
 	return c
 }
 
+// deletedJSON is what `db delete` and `container delete` print with -o json.
+type deletedJSON struct {
+	// Deleted is what was deleted: database or container.
+	Deleted string `json:"deleted"`
+	ID      string `json:"id"`
+}
+
 func (r *resourceRun) printDeleted(kind, name string) error {
 	if r.json() {
-		return output.WriteJSON(r.io.Out, map[string]any{"deleted": kind, "id": name})
+		return output.WriteJSON(r.io.Out, deletedJSON{Deleted: kind, ID: name})
 	}
 	fmt.Fprintf(r.io.ErrOut, "deleted %s %s\n", kind, name)
 	return nil

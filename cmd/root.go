@@ -31,6 +31,7 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	io := &s
 	quiet, qerr := quietFromEnv(getenv)
 	io.quiet = quiet
+	io.args = args
 	root := NewRootCmd(io)
 	if qerr != nil {
 		fmt.Fprintln(io.ErrOut, "Error: "+qerr.Error())
@@ -39,6 +40,19 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	args = commandFirst(root, args)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
+	if io.jq != nil {
+		// What --jq made of the output is the output; its failure is the command's
+		// unless the command failed on its own.
+		jqErr := io.jq.Close()
+		var je *jqError
+		switch {
+		case jqErr == nil:
+		case err == nil || errors.As(err, &je):
+			err = jqErr
+		default:
+			fmt.Fprintln(io.ErrOut, "cosmosctl: "+oneLine(jqErr.Error()))
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -58,10 +72,22 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	if errors.As(err, &eu) {
 		err = eu
 	}
-	fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
 	code := ExitCode(err)
-	if out.n.Load() == 0 && failureAsJSON(c, io, args) {
-		_ = output.WriteJSON(streams.Out, failureJSON(err, code))
+	if io.errJSON {
+		// stderr is an NDJSON stream a program reads (--progress json): the failure is
+		// one more event of it, not a line of text breaking into it.
+		writeErrorEvent(io.ErrOut, failureJSON(err, code))
+	} else {
+		fmt.Fprintln(io.ErrOut, "Error: "+oneLine(err.Error()))
+	}
+	// With --jq stdout holds what the expression made of the output, and a failure is
+	// the exit code and the line on stderr.
+	if out.n.Load() == 0 && io.jq == nil && !jqArg(args) && failureAsJSON(c, io, args) {
+		if failureAsLine(c, io, args) {
+			_ = output.WriteJSONLine(streams.Out, failureJSON(err, code))
+		} else {
+			_ = output.WriteJSON(streams.Out, failureJSON(err, code))
+		}
 	}
 	return code
 }

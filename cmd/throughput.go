@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
@@ -128,6 +129,7 @@ replace is still pending.
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	o.registerLevel(c)
 	return c
 }
@@ -196,6 +198,7 @@ be applied asynchronously: show says "replace pending" until it is.
 		},
 	}
 	o.conn.register(c)
+	o.conn.format.add(config.OutputTSV)
 	o.registerLevel(c)
 	o.registerThroughput(c)
 	return c

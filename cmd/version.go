@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -59,6 +58,25 @@ type buildInfo struct {
 	Date     string `json:"date"`
 	Go       string `json:"go"`
 	Platform string `json:"platform"`
+}
+
+// versionJSON is `version -o json`: what is not known is null.
+type versionJSON struct {
+	Version  string  `json:"version"`
+	Commit   *string `json:"commit"`
+	Date     *string `json:"date"`
+	Go       string  `json:"go"`
+	Platform string  `json:"platform"`
+}
+
+func (b buildInfo) json() versionJSON {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return versionJSON{Version: b.Version, Commit: orNull(b.Commit), Date: orNull(b.Date), Go: b.Go, Platform: b.Platform}
 }
 
 // pseudoVersion matches a Go module pseudo-version (vX.0.0-20260102150405-abcdef123456,
@@ -126,43 +144,38 @@ func resolveBuildInfo(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo) b
 }
 
 func newVersionCmd(io *IOStreams) *cobra.Command {
-	var outputFlag string
+	var formats formatFlags
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, build date, Go version and platform",
 		Long: `Print cosmosctl's version, the commit it was built from, the build date, the Go
 version and the platform. A release build has them from the release; a build by
 ` + "`go install`" + ` takes them from the module version and the Go build info; what is
-not known is "unknown" in the table and "" in JSON.
+not known is "unknown" in the table and null in JSON.
 
 -o json prints one object: {"version","commit","date","go","platform"}.`,
 		Example: `  cosmosctl version
   cosmosctl version -o json | jq -r .version`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !c.Flags().Changed("output") {
-				if v := os.Getenv("COSMOSCTL_OUTPUT"); v != "" {
-					outputFlag = v
-				}
-			}
-			outputFlag = strings.ToLower(strings.TrimSpace(outputFlag))
-			if outputFlag != config.OutputTable && outputFlag != config.OutputJSON {
-				return usageErrorf("--output must be table or json, not %q", outputFlag)
+			format, err := formats.apply(io, envFormat())
+			if err != nil {
+				return err
 			}
 			bi, ok := debug.ReadBuildInfo()
 			if !ok {
 				bi = nil
 			}
-			return printVersion(io, resolveBuildInfo(version, commit, date, bi), outputFlag == config.OutputJSON)
+			return printVersion(io, resolveBuildInfo(version, commit, date, bi), config.JSONOutput(format))
 		},
 	}
-	c.Flags().StringVarP(&outputFlag, "output", "o", config.OutputTable, "table or json ($COSMOSCTL_OUTPUT)")
+	formats.register(c.Flags(), config.OutputTable, config.OutputJSON)
 	return c
 }
 
 func printVersion(io *IOStreams, info buildInfo, asJSON bool) error {
 	if asJSON {
-		return printJSON(io, info)
+		return printJSON(io, info.json())
 	}
 	unknown := func(s string) string {
 		if s == "" {

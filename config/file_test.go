@@ -91,7 +91,7 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		{"negative hedging step", "[profiles.prod.hedging]\nstep = \"-100ms\"\n", []string{"hedging.step must not be negative"}},
 		{"zero threshold", "[profiles.prod.hedging]\nthreshold = \"0s\"\n", []string{"hedging.threshold must be greater than 0"}},
 		{"unparsable duration", "[profiles.prod]\ne2e_timeout = \"5\"\n", []string{"e2e_timeout must be a duration"}},
-		{"bad output", "[profiles.prod]\noutput = \"yaml\"\n", []string{"output must be table, json or ndjson"}},
+		{"bad output", "[profiles.prod]\noutput = \"yaml\"\n", []string{"output must be table, json, ndjson or tsv"}},
 		{"bad hedging mode", "[profiles.prod.hedging]\nmode = \"always\"\n", []string{"hedging.mode must be threshold, adaptive or off"}},
 		{"bad policy", "[profiles.prod.write_retries]\npolicy = \"sometimes\"\n", []string{"write_retries.policy must be off, retries or tracking-id"}},
 		{"budget without %", "[profiles.prod.hedging]\nbudget = \"0.1\"\n", []string{"hedging.budget must be a percentage"}},

@@ -209,7 +209,7 @@ func TestResolveErrors(t *testing.T) {
 		{"missing key file from the environment", path, Flags{}, env{"COSMOSCTL_KEY_FILE": "/no/such.key"}, []string{"/no/such.key", "COSMOSCTL_KEY_FILE"}},
 		{"negative duration flag", path, Flags{E2ETimeout: ptr(-time.Second)}, env{}, []string{"--e2e-timeout must not be negative"}},
 		{"negative duration variable", path, Flags{}, env{"COSMOSCTL_E2E_TIMEOUT": "-5s"}, []string{"COSMOSCTL_E2E_TIMEOUT must not be negative"}},
-		{"bad output flag", path, Flags{Output: ptr("yaml")}, env{}, []string{"--output must be table, json or ndjson"}},
+		{"bad output flag", path, Flags{Output: ptr("yaml")}, env{}, []string{"--output must be table, json, ndjson or tsv"}},
 		{"bad policy variable", path, Flags{}, env{"COSMOSCTL_WRITE_RETRY_POLICY": "ALWAYS"}, []string{"COSMOSCTL_WRITE_RETRY_POLICY must be"}},
 		{"bad endpoint variable", path, Flags{}, env{"COSMOSCTL_ENDPOINT": "myaccount"}, []string{"COSMOSCTL_ENDPOINT must be a URL"}},
 		{"key in the environment not base64", path, Flags{}, env{"COSMOSCTL_KEY": "secret*value"}, []string{"COSMOSCTL_KEY is not valid base64"}},

@@ -99,7 +99,7 @@ func TestSetRejectsBadInput(t *testing.T) {
 		{"unknown key lists the valid ones", "prod", "endpont", "x", "valid settings are endpoint, key, key_file"},
 		{"negative duration", "prod", "e2e_timeout", "-1s", "e2e_timeout must not be negative"},
 		{"unparsable duration", "prod", "hedging.step", "soon", "hedging.step must be a duration"},
-		{"bad output", "prod", "output", "yaml", "output must be table, json or ndjson"},
+		{"bad output", "prod", "output", "yaml", "output must be table, json, ndjson or tsv"},
 		{"bad hedging mode", "prod", "hedging.mode", "always", "hedging.mode must be"},
 		{"bad policy", "prod", "write_retries.policy", "maybe", "write_retries.policy must be"},
 		{"bad budget", "prod", "hedging.budget", "150%", "hedging.budget must be a percentage"},

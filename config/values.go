@@ -80,11 +80,14 @@ func parseAuth(s string) (string, error) {
 // Output formats. NDJSON is JSON with one record per line: query streams its items so, one
 // per line as its pages arrive; every other command prints its JSON as it does for
 // OutputJSON (probe's is NDJSON already), so that a profile or COSMOSCTL_OUTPUT of ndjson
-// serves every command.
+// serves every command. TSV is a table as tab-separated values, for awk and cut; a
+// command that prints no table (an item command) prints as it does for OutputTable, so
+// that a profile or COSMOSCTL_OUTPUT of tsv serves every command too.
 const (
 	OutputTable  = "table"
 	OutputJSON   = "json"
 	OutputNDJSON = "ndjson"
+	OutputTSV    = "tsv"
 )
 
 // JSONOutput reports whether an output format is JSON of either kind.
@@ -148,10 +151,10 @@ func parseOnOff(s string) (bool, error) {
 
 func parseOutput(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
-	case OutputTable, OutputJSON, OutputNDJSON:
+	case OutputTable, OutputJSON, OutputNDJSON, OutputTSV:
 		return v, nil
 	}
-	return "", fmt.Errorf("must be table, json or ndjson, not %q", s)
+	return "", fmt.Errorf("must be table, json, ndjson or tsv, not %q", s)
 }
 
 func parseHedgingMode(s string) (HedgingMode, error) {

@@ -37,8 +37,8 @@ type Attempt struct {
 	Reason        Reason        `json:"reason"`
 	Start         time.Duration `json:"-"`
 	Duration      time.Duration `json:"-"`
-	StatusCode    int           `json:"status_code"`
-	SubStatus     int           `json:"substatus"`
+	StatusCode    int           `json:"-"`
+	SubStatus     int           `json:"-"`
 	RequestCharge float64       `json:"request_charge"`
 	ActivityID    string        `json:"activity_id,omitempty"`
 	Outcome       Outcome       `json:"outcome"`
@@ -91,8 +91,8 @@ type Diagnostics struct {
 	Attempts         []Attempt     `json:"attempts"`
 	ContactedRegions []string      `json:"contacted_regions"`
 	RespondedRegions []string      `json:"responded_regions"`
-	WinningRegion    string        `json:"winning_region"`
-	WinningAttempt   int           `json:"winning_attempt"`
+	WinningRegion    string        `json:"-"`
+	WinningAttempt   int           `json:"-"`
 	RequestCharge    float64       `json:"request_charge"`
 	Duration         time.Duration `json:"-"`
 	TimedOut         bool          `json:"timed_out"`

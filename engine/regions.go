@@ -16,22 +16,23 @@ import (
 
 // RegionInfo is one region of the account as an operator sees it.
 type RegionInfo struct {
-	Name     string `json:"name"`
+	Name     string `json:"-"`
 	Endpoint string `json:"endpoint"`
 	Write    bool   `json:"write"`
 	// ReadRank and WriteRank are the region's place in the effective read and write
 	// order for the current settings (1 = first), 0 when it is not used.
-	ReadRank  int    `json:"read_rank"`
-	WriteRank int    `json:"write_rank"`
+	ReadRank  int    `json:"-"`
+	WriteRank int    `json:"-"`
 	Note      string `json:"note"`
 	// The measurement (RegionsOptions.Measure): the time to the region's answer, its
 	// status and request charge; Answered is false (and Error says why) when it gave
-	// none, TimedOut when that was for want of time.
+	// none, TimedOut when that was for want of time. Status, SubStatus and Latency are
+	// written as null for a region that gave no answer (RegionInfoJSON).
 	Measured      bool          `json:"-"`
 	Answered      bool          `json:"-"`
 	Latency       time.Duration `json:"-"`
-	Status        int           `json:"status_code"`
-	SubStatus     int           `json:"substatus"`
+	Status        int           `json:"-"`
+	SubStatus     int           `json:"-"`
 	RequestCharge float64       `json:"request_charge"`
 	TimedOut      bool          `json:"timed_out"`
 	Error         string        `json:"error,omitempty"`
@@ -314,23 +315,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// MarshalJSON adds the latency with its unit: null when the region was not measured or
-// gave no answer, as the status code.
-func (r RegionInfo) MarshalJSON() ([]byte, error) {
-	type plain RegionInfo
-	out := struct {
-		plain
-		Status    *int     `json:"status_code"`
-		SubStatus *int     `json:"substatus"`
-		LatencyMs *float64 `json:"latency_ms"`
-	}{plain: plain(r)}
-	if r.Answered {
-		l := ms(r.Latency)
-		out.LatencyMs, out.Status, out.SubStatus = &l, &r.Status, &r.SubStatus
-	}
-	return marshalJSON(out)
 }
 
 // Derive returns a client that shares this one's endpoint, transport, clock and cached

@@ -75,6 +75,11 @@ type Options struct {
 	CheckpointEvery time.Duration
 	// Strip are the top-level properties dropped from every item.
 	Strip []string
+	// Filter, when set, rewrites a page's lines (one compact item a line, stripped)
+	// before they are written (--jq): what it returns is what the output gets, and
+	// what a checkpoint counts. It must give the same lines for the same input, so
+	// that a resumed export writes what an uninterrupted one would.
+	Filter func(lines []byte) ([]byte, error)
 	// Limiter paces the pages (nil: as fast as they come).
 	Limiter Limiter
 	// Progress is called after every page with the totals so far.
@@ -196,7 +201,14 @@ func (r *run) write(items []json.RawMessage) error {
 			return err
 		}
 	}
-	n, err := r.o.Out.Write(r.buf.Bytes())
+	lines := r.buf.Bytes()
+	if r.o.Filter != nil {
+		var err error
+		if lines, err = r.o.Filter(lines); err != nil {
+			return err
+		}
+	}
+	n, err := r.o.Out.Write(lines)
 	r.res.Bytes += int64(n)
 	if err != nil {
 		return err

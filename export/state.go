@@ -43,6 +43,8 @@ type Binding struct {
 	Strip []string `json:"strip"`
 	// Output is the absolute path of the output file.
 	Output string `json:"output"`
+	// Filter is the expression that rewrote every item (--jq), "" for none.
+	Filter string `json:"filter,omitempty"`
 }
 
 // State is a checkpoint of an export: where its source was after the last page it
@@ -127,6 +129,7 @@ func (s *State) Check(path string, b Binding) error {
 		{"partition key", compact(have.PartitionKey), compact(want.PartitionKey)},
 		{"stripped properties", fmt.Sprint(have.Strip), fmt.Sprint(want.Strip)},
 		{"output file", have.Output, want.Output},
+		{"--jq filter", have.Filter, want.Filter},
 	} {
 		if f.have != f.want {
 			return &StateError{Path: path, Problem: fmt.Sprintf("is for another export: its %s is %s, this export's %s", f.what, quoted(f.have), quoted(f.want))}

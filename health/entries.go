@@ -19,32 +19,33 @@ const (
 )
 
 // Entry is what is known of one region (and partition key range) for one kind of
-// operation, as reported by Entries. Times are UTC; zero times are left out of JSON.
+// operation, as reported by Entries. Times are UTC; zero times are not known. Its JSON
+// is EntryJSON.
 type Entry struct {
-	Region string `json:"region"`
+	Region string
 	// PartitionKeyRangeID is "" for the record of the region as a whole.
-	PartitionKeyRangeID string `json:"partition_key_range_id,omitempty"`
-	Kind                Kind   `json:"kind"`
-	Status              Status `json:"status"`
+	PartitionKeyRangeID string
+	Kind                Kind
+	Status              Status
 	// Failures counts the failures of the current counting window, by cause.
-	Failures         map[Cause]int `json:"failures"`
-	FailuresSince    time.Time     `json:"failures_since,omitzero"`
-	LastFailure      time.Time     `json:"last_failure,omitzero"`
-	LastFailureCause Cause         `json:"last_failure_cause,omitempty"`
+	Failures         map[Cause]int
+	FailuresSince    time.Time
+	LastFailure      time.Time
+	LastFailureCause Cause
 	// HedgeLossStreak is how many hedge races in a row the region lost as first region.
-	HedgeLossStreak int       `json:"hedge_loss_streak"`
-	LastHedgeLoss   time.Time `json:"last_hedge_loss,omitzero"`
-	LastSuccess     time.Time `json:"last_success,omitzero"`
+	HedgeLossStreak int
+	LastHedgeLoss   time.Time
+	LastSuccess     time.Time
 	// UnavailableSince and UnavailableUntil are set while the status is not available;
 	// after UnavailableUntil, one probe request at a time may go to the region.
-	UnavailableSince time.Time `json:"unavailable_since,omitzero"`
-	UnavailableUntil time.Time `json:"unavailable_until,omitzero"`
+	UnavailableSince time.Time
+	UnavailableUntil time.Time
 	// ProbeIntervalMs is the current unavailable period, doubled by each failed probe.
-	ProbeIntervalMs float64   `json:"probe_interval_ms,omitempty"`
-	FailedProbes    int       `json:"failed_probes,omitempty"`
-	ProbeSince      time.Time `json:"probe_since,omitzero"`
+	ProbeIntervalMs float64
+	FailedProbes    int
+	ProbeSince      time.Time
 	// Note is the diagnostics note of an unavailable region.
-	Note string `json:"note,omitempty"`
+	Note string
 }
 
 // Entries reports everything known, sorted by region, partition key range and kind.

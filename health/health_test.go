@@ -576,10 +576,12 @@ func TestEntries(t *testing.T) {
 		t.Errorf("entries = %q, want %q", keys, want)
 	}
 	b := jsonOf(t, got[0])
-	wantJSON := `{"region":"East US","kind":"read","status":"unavailable","failures":{"timeout":3},` +
-		`"failures_since":"2025-03-04T12:02:21Z","last_failure":"2025-03-04T12:03:01Z","last_failure_cause":"timeout",` +
-		`"hedge_loss_streak":0,"unavailable_since":"2025-03-04T12:03:01Z","unavailable_until":"2025-03-04T12:03:06Z",` +
-		`"probe_interval_ms":5000,"note":"East US: 3 timeouts in 40s, unavailable until 12:03:06, then one probe request"}`
+	// The vocabulary of docs/json: times in *_at fields, null for what is not known.
+	wantJSON := `{"region":"East US","partition_key_range_id":null,"kind":"read","status":"unavailable","failures":{"timeout":3},` +
+		`"first_failure_at":"2025-03-04T12:02:21Z","last_failure_at":"2025-03-04T12:03:01Z","last_failure_cause":"timeout",` +
+		`"hedge_loss_streak":0,"last_hedge_loss_at":null,"last_success_at":null,"unavailable_at":"2025-03-04T12:03:01Z",` +
+		`"unavailable_until_at":"2025-03-04T12:03:06Z","probe_interval_ms":5000,"failed_probes":0,"probe_started_at":null,` +
+		`"note":"East US: 3 timeouts in 40s, unavailable until 12:03:06, then one probe request"}`
 	if b != wantJSON {
 		t.Errorf("entry JSON:\n%s\nwant\n%s", b, wantJSON)
 	}

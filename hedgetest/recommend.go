@@ -9,6 +9,8 @@ import (
 
 // Recommendation is the strategy to use, and why.
 type Recommendation struct {
+	// Strategy is the one to use: the cheapest that met the target, else the one with
+	// the lowest p99.
 	Strategy string `json:"strategy"`
 	Met      bool   `json:"target_met"`
 	Reason   string `json:"reason"`

@@ -1,12 +1,16 @@
 package hedgetest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -88,16 +92,71 @@ type WriteSummary struct {
 	Failed       int      `json:"failed"`
 	// Timeouts are the failures that ran out the end-to-end timeout.
 	Timeouts int `json:"timeouts"`
-	// WrittenByRegion is which regions took the writes, and how many each.
-	WrittenByRegion map[string]int `json:"written_by_region"`
+	// WrittenByRegion is which regions took the writes, and how many each (in JSON a
+	// list of records carrying the region: written_by_region).
+	WrittenByRegion map[string]int `json:"-"`
 	// The latency of every write, written or failed, from its start to its answer; and
-	// the longest a failed one took.
+	// the longest a failed one took (null with none).
 	P50Ms       float64 `json:"p50_ms"`
 	P99Ms       float64 `json:"p99_ms"`
 	MaxMs       float64 `json:"max_ms"`
-	FailedMaxMs float64 `json:"failed_max_ms"`
+	FailedMaxMs float64 `json:"-"`
 	// Errors are the distinct error messages of the failures, most frequent first.
 	Errors []WriteError `json:"errors"`
+}
+
+type writeSummaryFields WriteSummary
+
+// WriteSummaryJSON is a WriteSummary as JSON.
+type WriteSummaryJSON struct {
+	writeSummaryFields
+	WrittenByRegion []RegionWrites `json:"written_by_region"`
+	FailedMaxMs     *float64       `json:"failed_max_ms"`
+}
+
+// RegionWrites is how many writes one region took.
+type RegionWrites struct {
+	Region  string `json:"region"`
+	Written int    `json:"written"`
+}
+
+// MarshalJSON writes the summary as WriteSummaryJSON.
+func (s WriteSummary) MarshalJSON() ([]byte, error) {
+	j := WriteSummaryJSON{writeSummaryFields: writeSummaryFields(s), WrittenByRegion: []RegionWrites{}}
+	for _, r := range slices.Sorted(maps.Keys(s.WrittenByRegion)) {
+		j.WrittenByRegion = append(j.WrittenByRegion, RegionWrites{Region: r, Written: s.WrittenByRegion[r]})
+	}
+	if s.Failed > 0 {
+		v := s.FailedMaxMs
+		j.FailedMaxMs = &v
+	}
+	if j.Errors == nil {
+		j.Errors = []WriteError{}
+	}
+	if j.WriteRegions == nil {
+		j.WriteRegions = []string{}
+	}
+	return marshalJSON(j)
+}
+
+// JSONSchemaAlias is the type the summary's JSON schema is generated from.
+func (WriteSummary) JSONSchemaAlias() any { return WriteSummaryJSON{} }
+
+// UnmarshalJSON reads a summary written by MarshalJSON.
+func (s *WriteSummary) UnmarshalJSON(b []byte) error {
+	var j WriteSummaryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = WriteSummary(j.writeSummaryFields)
+	s.WrittenByRegion = map[string]int{}
+	for _, r := range j.WrittenByRegion {
+		s.WrittenByRegion[r.Region] = r.Written
+	}
+	if j.FailedMaxMs != nil {
+		s.FailedMaxMs = *j.FailedMaxMs
+	}
+	return nil
 }
 
 // WriteError is one distinct error message and how many writes ended with it.
@@ -224,4 +283,17 @@ func (s WriteSummary) Regions() []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
+// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
+// (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

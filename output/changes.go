@@ -119,14 +119,19 @@ func NewChangesTable(w io.Writer, st Styles) *ChangesTable {
 
 // Write writes rows, after the header the first time.
 func (t *ChangesTable) Write(rows []ChangeRow) error {
+	if t.st.TSV {
+		return t.writeTSV(rows)
+	}
 	var b strings.Builder
 	if !t.started {
 		t.started = true
-		cells := make([]string, len(t.cols))
-		for c := range t.cols {
-			cells[c] = t.st.Bold(t.f.header(c))
+		if !t.st.NoHeaders {
+			cells := make([]string, len(t.cols))
+			for c := range t.cols {
+				cells[c] = t.st.Bold(t.f.header(c))
+			}
+			t.line(&b, cells)
 		}
-		t.line(&b, cells)
 	}
 	for _, r := range rows {
 		when := ""
@@ -139,9 +144,43 @@ func (t *ChangesTable) Write(rows []ChangeRow) error {
 	return err
 }
 
+// writeTSV writes rows as tab-separated values, after the header line the first time
+// (unless NoHeaders): the time in RFC 3339 (UTC), the size in bytes, every value whole.
+func (t *ChangesTable) writeTSV(rows []ChangeRow) error {
+	var b strings.Builder
+	if !t.started {
+		t.started = true
+		if !t.st.NoHeaders {
+			for c, col := range t.cols {
+				if c > 0 {
+					b.WriteByte('\t')
+				}
+				b.WriteString(col.Header)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	for _, r := range rows {
+		when := ""
+		if !r.Time.IsZero() {
+			when = r.Time.UTC().Format(time.RFC3339)
+		}
+		cells := []string{when, r.RangeID, r.ID, r.PartitionKey, fmt.Sprint(r.Size), fmt.Sprint(r.LSN)}
+		for c, v := range cells {
+			if c > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(TSVField(v))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
 // Close writes the footnote naming the columns the terminal's width hid, if any.
 func (t *ChangesTable) Close() error {
-	if !t.started {
+	if !t.started || t.st.TSV {
 		return nil
 	}
 	var b strings.Builder

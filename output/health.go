@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -107,7 +108,7 @@ func roughDuration(d time.Duration) string {
 // the hedge losses and the last failure go, the failures are cut, and the end of
 // unavailability goes.
 func WriteHealthTable(w io.Writer, st Styles, entries []health.Entry, cfg health.Config, now time.Time) error {
-	dash := st.sym().dash
+	dash := st.None()
 	const noteColumn = 9
 	t := NewTableOf(w, st,
 		Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
@@ -235,13 +236,55 @@ type RegionHealth struct {
 // KindHealth is a region's health for one kind of operation: the region-wide record,
 // and the partition key ranges of the region that are unavailable on their own.
 type KindHealth struct {
-	Status           health.Status        `json:"status"`
-	Failures         map[health.Cause]int `json:"failures"`
-	HedgeLossStreak  int                  `json:"hedge_loss_streak"`
-	UnavailableUntil time.Time            `json:"unavailable_until,omitzero"`
+	Status           health.Status
+	Failures         map[health.Cause]int
+	HedgeLossStreak  int
+	UnavailableUntil time.Time
 	// UnavailableRanges are partition key ranges unavailable while the region as a
 	// whole is not.
-	UnavailableRanges []string `json:"unavailable_partition_key_ranges,omitempty"`
+	UnavailableRanges []string
+}
+
+// KindHealthJSON is a KindHealth as JSON.
+type KindHealthJSON struct {
+	Status health.Status `json:"status"`
+	// Failures counts the failures of the current window by cause (health.CauseCounts).
+	Failures        map[string]int `json:"failures"`
+	HedgeLossStreak int            `json:"hedge_loss_streak"`
+	// UnavailableUntilAt is null while the region is available.
+	UnavailableUntilAt *time.Time `json:"unavailable_until_at"`
+	// UnavailablePartitionKeyRanges are the ranges unavailable on their own.
+	UnavailablePartitionKeyRanges []string `json:"unavailable_partition_key_ranges"`
+}
+
+// MarshalJSON writes the health as KindHealthJSON.
+func (k KindHealth) MarshalJSON() ([]byte, error) {
+	j := KindHealthJSON{Status: k.Status, Failures: health.CauseCounts(k.Failures), HedgeLossStreak: k.HedgeLossStreak,
+		UnavailableUntilAt: health.TimeOrNull(k.UnavailableUntil), UnavailablePartitionKeyRanges: k.UnavailableRanges}
+	if j.UnavailablePartitionKeyRanges == nil {
+		j.UnavailablePartitionKeyRanges = []string{}
+	}
+	return marshalJSON(j)
+}
+
+// JSONSchemaAlias is the type the health's JSON schema is generated from.
+func (KindHealth) JSONSchemaAlias() any { return KindHealthJSON{} }
+
+// UnmarshalJSON reads a health written by MarshalJSON.
+func (k *KindHealth) UnmarshalJSON(b []byte) error {
+	var j KindHealthJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	failures, err := health.CausesOf(j.Failures)
+	if err != nil {
+		return err
+	}
+	*k = KindHealth{Status: j.Status, Failures: failures, HedgeLossStreak: j.HedgeLossStreak, UnavailableRanges: j.UnavailablePartitionKeyRanges}
+	if j.UnavailableUntilAt != nil {
+		k.UnavailableUntil = *j.UnavailableUntilAt
+	}
+	return nil
 }
 
 // RegionHealthOf picks region's records out of a health store's Entries.

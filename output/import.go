@@ -13,7 +13,8 @@ import (
 
 // ImportReport is what `cosmosctl import` reports at the end: the counts of the whole
 // run (every process of it, when it was resumed from a state file) and this process's
-// share. With -o json it is the last line, {"event":"report",...}.
+// share. It is the object -o json prints, and the last event of --progress json, hence
+// its "event": "report".
 type ImportReport struct {
 	Event     string `json:"event"`
 	Input     string `json:"input"`
@@ -30,15 +31,26 @@ type ImportReport struct {
 	Failed         int64            `json:"failed"`
 	BadLines       int64            `json:"bad_lines"`
 	BlankLines     int64            `json:"blank_lines"`
-	Reasons        map[string]int64 `json:"reasons"`
-	RequestCharge  float64          `json:"request_charge"`
-	Throttles      int64            `json:"throttles"`
-	Runs           int              `json:"runs"`
-	ElapsedMs      float64          `json:"elapsed_ms"`
-	ThisRun        ImportRun        `json:"this_run"`
-	RejectedFile   string           `json:"rejected_file,omitempty"`
-	StateFile      string           `json:"state_file,omitempty"`
-	Error          *ErrorObject     `json:"error"`
+	Reasons        map[string]int64 `json:"-"`
+	// ReasonCounts are the bad and failed lines by reason, most first: a list of
+	// records, as every list in cosmosctl's JSON, not an object keyed by the reason.
+	ReasonCounts  []ImportReason `json:"reasons"`
+	RequestCharge float64        `json:"request_charge"`
+	// Throttled counts the requests answered 429, as everywhere (export's report too).
+	Throttled int64     `json:"throttled"`
+	Runs      int       `json:"runs"`
+	ElapsedMs float64   `json:"elapsed_ms"`
+	ThisRun   ImportRun `json:"this_run"`
+	// RejectedFile and StateFile are null when there is none.
+	RejectedFile *string      `json:"rejected_file"`
+	StateFile    *string      `json:"state_file"`
+	Error        *ErrorObject `json:"error"`
+}
+
+// ImportReason is how many lines were rejected or failed for one reason.
+type ImportReason struct {
+	Reason string `json:"reason"`
+	Lines  int64  `json:"lines"`
 }
 
 // ImportRun is one process's share of an import.
@@ -46,7 +58,7 @@ type ImportRun struct {
 	Lines          int64   `json:"lines"`
 	Skipped        int64   `json:"skipped"`
 	RequestCharge  float64 `json:"request_charge"`
-	Throttles      int64   `json:"throttles"`
+	Throttled      int64   `json:"throttled"`
 	DurationMs     float64 `json:"duration_ms"`
 	ItemsPerSecond float64 `json:"items_per_second"`
 	RUPerSecond    float64 `json:"ru_per_second"`
@@ -58,12 +70,16 @@ func NewImportReport(r *bulk.Report, input string, target bulk.Target, mode bulk
 	if reasons == nil {
 		reasons = map[string]int64{}
 	}
-	return &ImportReport{Event: "report", Input: input, Database: target.Database, Container: target.Container, Mode: string(mode),
+	counts := []ImportReason{}
+	for _, k := range sortedReasons(reasons) {
+		counts = append(counts, ImportReason{Reason: k, Lines: reasons[k]})
+	}
+	return &ImportReport{ReasonCounts: counts, Event: "report", Input: input, Database: target.Database, Container: target.Container, Mode: string(mode),
 		Complete: r.Complete, Stopped: r.Stopped, Lines: r.Lines, Created: r.Created, AlreadyPresent: r.AlreadyPresent,
 		Updated: r.Updated, Failed: r.Failed, BadLines: r.BadLines, BlankLines: r.Blank, Reasons: reasons,
-		RequestCharge: round2(r.RequestCharge), Throttles: r.Throttles, Runs: r.Runs, ElapsedMs: millis(r.Elapsed),
+		RequestCharge: round2(r.RequestCharge), Throttled: r.Throttles, Runs: r.Runs, ElapsedMs: millis(r.Elapsed),
 		ThisRun: ImportRun{Lines: r.ThisRun.Lines, Skipped: r.Skipped, RequestCharge: round2(r.ThisRun.RequestCharge),
-			Throttles: r.ThisRun.Throttles, DurationMs: millis(r.Duration), ItemsPerSecond: round2(r.ItemsPerSecond()), RUPerSecond: round2(r.RUPerSecond())},
+			Throttled: r.ThisRun.Throttles, DurationMs: millis(r.Duration), ItemsPerSecond: round2(r.ItemsPerSecond()), RUPerSecond: round2(r.RUPerSecond())},
 		Error: ErrorOf(err)}
 }
 
@@ -88,25 +104,15 @@ func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
 	}
 	t.Append("failed", n(r.Failed))
 	t.Append("bad lines", n(r.BadLines))
-	reasons := make([]string, 0, len(r.Reasons))
-	for k := range r.Reasons {
-		reasons = append(reasons, k)
-	}
-	sort.Slice(reasons, func(i, j int) bool {
-		if r.Reasons[reasons[i]] != r.Reasons[reasons[j]] {
-			return r.Reasons[reasons[i]] > r.Reasons[reasons[j]]
-		}
-		return reasons[i] < reasons[j]
-	})
-	for _, k := range reasons {
-		t.Append("  "+k, n(r.Reasons[k]))
+	for _, rc := range r.ReasonCounts {
+		t.Append("  "+rc.Reason, n(rc.Lines))
 	}
 	lines := n(r.Lines)
 	if r.BlankLines > 0 {
 		lines += fmt.Sprintf(" (%s blank)", n(r.BlankLines))
 	}
 	t.Append("lines done", lines)
-	t.Append("request charge", fmt.Sprintf("%s RU, %s throttled (429)", n(int64(math.Round(r.RequestCharge))), HumanCount(int(r.Throttles), "request")))
+	t.Append("request charge", fmt.Sprintf("%s RU, %s throttled (429)", n(int64(math.Round(r.RequestCharge))), HumanCount(int(r.Throttled), "request")))
 	run := r.ThisRun
 	t.Append("this run", fmt.Sprintf("%s lines in %s: %s items/s, %s RU/s", n(run.Lines),
 		HumanDuration(time.Duration(run.DurationMs*float64(time.Millisecond))), n(int64(math.Round(run.ItemsPerSecond))), n(int64(math.Round(run.RUPerSecond)))))
@@ -114,11 +120,26 @@ func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
 		t.Append("runs", fmt.Sprintf("%d, %s in all; %s lines skipped, done before", r.Runs,
 			HumanDuration(time.Duration(r.ElapsedMs*float64(time.Millisecond))), n(run.Skipped)))
 	}
-	if r.RejectedFile != "" {
-		t.Append("rejected lines", r.RejectedFile)
+	if r.RejectedFile != nil {
+		t.Append("rejected lines", *r.RejectedFile)
 	}
-	if r.StateFile != "" {
-		t.Append("state", r.StateFile)
+	if r.StateFile != nil {
+		t.Append("state", *r.StateFile)
 	}
 	return t.Render()
+}
+
+// sortedReasons are the reasons, most lines first, then by name.
+func sortedReasons(counts map[string]int64) []string {
+	reasons := make([]string, 0, len(counts))
+	for k := range counts {
+		reasons = append(reasons, k)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if counts[reasons[i]] != counts[reasons[j]] {
+			return counts[reasons[i]] > counts[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	return reasons
 }

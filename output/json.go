@@ -22,18 +22,21 @@ func WriteJSON(w io.Writer, v any) error {
 
 // ResultObject is the JSON object of an item command with -o json. Its field names are
 // an API: scripts read them, so they only ever grow. Units are in the names.
+//
+// It is written as ResultJSON: what does not exist (the status of a request that got no
+// answer, an etag of a delete) is null.
 type ResultObject struct {
-	StatusCode    int     `json:"status_code"`
-	SubStatus     int     `json:"substatus"`
-	RequestCharge float64 `json:"request_charge"`
-	ActivityID    string  `json:"activity_id"`
-	ETag          string  `json:"etag"`
-	SessionToken  string  `json:"session_token"`
+	StatusCode    int
+	SubStatus     int
+	RequestCharge float64
+	ActivityID    string
+	ETag          string
+	SessionToken  string
 	// Item is the item exactly as the service returned it (key order included), or null
 	// when there is none (an error, a delete).
-	Item        json.RawMessage     `json:"item"`
-	Error       *ErrorObject        `json:"error"`
-	Diagnostics *engine.Diagnostics `json:"diagnostics"`
+	Item        json.RawMessage
+	Error       *ErrorObject
+	Diagnostics *engine.Diagnostics
 }
 
 // Error kinds tell a script which fields of an ErrorObject mean something.
@@ -44,28 +47,29 @@ const (
 	ErrorKindOther   = "other"   // anything else: the message says what
 )
 
-// ErrorObject is the "error" member of ResultObject. status_code, substatus, code and
-// message are always present; the rest only where they apply. Exit codes are not here:
-// the process exit status carries them.
+// ErrorObject is the "error" member of ResultObject, and of every JSON object that
+// reports a failure. It is written as ErrorJSON: every field is there, null where it
+// does not apply. Exit codes are not here: the process exit status carries them (and a
+// failure object's exit_code).
 type ErrorObject struct {
-	Kind       string `json:"kind"`
-	StatusCode int    `json:"status_code"`
-	SubStatus  int    `json:"substatus"`
-	Code       string `json:"code"`
-	Message    string `json:"message"`
+	Kind       string
+	StatusCode int
+	SubStatus  int
+	Code       string
+	Message    string
 	// ServiceMessage is the service's message as it sent it, diagnostics and all
 	// (several lines on a real account), when it says more than Message, its readable
 	// part on one line.
-	ServiceMessage string  `json:"service_message,omitempty"`
-	ActivityID     string  `json:"activity_id,omitempty"`
-	RequestCharge  float64 `json:"request_charge,omitempty"`
-	RetryAfterMs   float64 `json:"retry_after_ms,omitempty"`
+	ServiceMessage string
+	ActivityID     string
+	RequestCharge  float64
+	RetryAfterMs   float64
 	// Endpoint and RequestSent describe a network error: a write whose request was sent
 	// may have been applied.
-	Endpoint    string `json:"endpoint,omitempty"`
-	RequestSent *bool  `json:"request_sent,omitempty"`
+	Endpoint    string
+	RequestSent *bool
 	// TimeoutMs is the end-to-end timeout that expired.
-	TimeoutMs float64 `json:"timeout_ms,omitempty"`
+	TimeoutMs float64
 }
 
 // ResultJSON builds the object printed by item commands with -o json, for success and

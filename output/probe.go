@@ -50,7 +50,7 @@ var summaryColumns = []Column{
 func summaryCells(st Styles, s workload.Summary) []string {
 	lat := func(v *float64) string {
 		if v == nil {
-			return st.sym().dash // no request answered: no latency figure
+			return st.None() // no request answered: no latency figure
 		}
 		return HumanDuration(msDuration(*v))
 	}

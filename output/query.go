@@ -25,12 +25,14 @@ type QueryObject struct {
 	// Complete says the query has no more results. Continuation resumes it after Items
 	// (--continuation); null when it is complete, or when Unresumable says why it
 	// cannot be resumed.
-	Complete     bool         `json:"complete"`
-	Continuation *string      `json:"continuation"`
-	Unresumable  string       `json:"unresumable,omitempty"`
-	Totals       QueryTotals  `json:"totals"`
-	Pages        []QueryPage  `json:"pages"`
-	Error        *ErrorObject `json:"error"`
+	Complete     bool    `json:"complete"`
+	Continuation *string `json:"continuation"`
+	// Unresumable says why a query that is not complete cannot be resumed; null
+	// otherwise.
+	Unresumable *string      `json:"unresumable"`
+	Totals      QueryTotals  `json:"totals"`
+	Pages       []QueryPage  `json:"pages"`
+	Error       *ErrorObject `json:"error"`
 }
 
 // QueryTotals sum up a query run.
@@ -53,19 +55,20 @@ type QueryTotals struct {
 type QueryPage struct {
 	N       int    `json:"n"`
 	Kind    string `json:"kind"`
-	RangeID string `json:"range_id,omitempty"`
+	RangeID string `json:"-"`
 	// Items is how many items the service returned in the page, before any merge.
-	Items            int      `json:"items"`
-	StatusCode       int      `json:"status_code"`
-	SubStatus        int      `json:"substatus"`
+	Items int `json:"items"`
+	// StatusCode and SubStatus are the answer used, null when no attempt got one.
+	StatusCode       int      `json:"-"`
+	SubStatus        int      `json:"-"`
 	RequestCharge    float64  `json:"request_charge"`
 	DurationMs       float64  `json:"duration_ms"`
 	ContactedRegions []string `json:"contacted_regions"`
-	WinningRegion    string   `json:"winning_region"`
+	WinningRegion    string   `json:"-"`
 	// Attempts counts the requests on the wire, Hedges those of them that were hedges.
 	Attempts    int                 `json:"attempts"`
 	Hedges      int                 `json:"hedges"`
-	Note        string              `json:"note,omitempty"`
+	Note        string              `json:"-"`
 	Diagnostics *engine.Diagnostics `json:"diagnostics"`
 }
 

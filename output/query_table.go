@@ -74,7 +74,7 @@ func WriteQueryItems(w io.Writer, st Styles, items []json.RawMessage) error {
 	for i, n := range names {
 		cols[i] = Column{Header: n, Name: n, Key: i == 0, Priority: len(names) - i, Min: minQueryCell}
 	}
-	dash := st.Faint(st.sym().dash)
+	dash := st.Faint(st.None())
 	t := NewTableOf(w, st, cols...)
 	for _, r := range rows {
 		cells := make([]string, len(names))
@@ -131,6 +131,9 @@ func queryCell(v json.RawMessage, st Styles) string {
 		if len(v) > 0 && v[0] == '"' {
 			var s string
 			if json.Unmarshal(v, &s) == nil {
+				if st.TSV {
+					return s // the string as it is: TSVField escapes what a field cannot hold
+				}
 				if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 					return strconv.Quote(s)
 				}

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,18 +18,20 @@ type DatabaseInfo struct {
 // ContainerInfo is one container as `container ls` and `container show` print it.
 // The fields that only show reads (ranges, throughput) are nil from ls.
 type ContainerInfo struct {
-	ID                  string          `json:"id"`
-	Database            string          `json:"database"`
-	RID                 string          `json:"rid"`
-	PartitionKeyPaths   []string        `json:"partition_key_paths"`
-	PartitionKeyKind    string          `json:"partition_key_kind"`
-	PartitionKeyVersion int             `json:"partition_key_version"`
-	Indexing            string          `json:"indexing_policy"`
-	DefaultTTLSeconds   *int            `json:"default_ttl_seconds"`
-	UniqueKeys          [][]string      `json:"unique_keys"`
-	ConflictResolution  string          `json:"conflict_resolution"`
-	PartitionKeyRanges  *int            `json:"partition_key_ranges,omitempty"`
-	Throughput          *ThroughputInfo `json:"throughput,omitempty"`
+	ID                  string     `json:"id"`
+	Database            string     `json:"database"`
+	RID                 string     `json:"rid"`
+	PartitionKeyPaths   []string   `json:"partition_key_paths"`
+	PartitionKeyKind    string     `json:"partition_key_kind"`
+	PartitionKeyVersion int        `json:"partition_key_version"`
+	Indexing            string     `json:"indexing_policy"`
+	DefaultTTLSeconds   *int       `json:"default_ttl_seconds"`
+	UniqueKeys          [][]string `json:"unique_keys"`
+	ConflictResolution  string     `json:"conflict_resolution"`
+	// PartitionKeyRanges and Throughput are null from container ls, which does not
+	// read them.
+	PartitionKeyRanges *int            `json:"partition_key_ranges"`
+	Throughput         *ThroughputInfo `json:"throughput"`
 }
 
 // ThroughputInfo is a database's or container's offer. Mode is "manual" or
@@ -36,15 +39,78 @@ type ContainerInfo struct {
 // database without throughput of its own) have no offer. MinRUPerSecond is what the
 // service says it may be lowered to (0 when it does not say).
 type ThroughputInfo struct {
-	Resource           string `json:"resource"`
-	Mode               string `json:"mode"`
-	OfferID            string `json:"offer_id,omitempty"`
-	RUPerSecond        int    `json:"ru_per_second"`
-	AutoscaleMaxRU     int    `json:"autoscale_max_ru_per_second,omitempty"`
-	MinRUPerSecond     int    `json:"min_ru_per_second,omitempty"`
-	ReplacePending     bool   `json:"replace_pending"`
-	IncrementPercent   int    `json:"autoscale_increment_percent,omitempty"`
-	MaxEverRUPerSecond int    `json:"max_ru_per_second_ever_provisioned,omitempty"`
+	Resource           string
+	Mode               string
+	OfferID            string
+	RUPerSecond        int
+	AutoscaleMaxRU     int
+	MinRUPerSecond     int
+	ReplacePending     bool
+	IncrementPercent   int
+	MaxEverRUPerSecond int
+}
+
+// ThroughputJSON is a ThroughputInfo as JSON: what the offer does not say, or a mode
+// without an offer does not have, is null.
+type ThroughputJSON struct {
+	// Resource is what the offer is of: "database NAME" or "container NAME".
+	Resource string `json:"resource"`
+	// Mode is manual, autoscale, shared (the database's) or none.
+	Mode                          string  `json:"mode"`
+	OfferID                       *string `json:"offer_id"`
+	RUPerSecond                   *int    `json:"ru_per_second"`
+	AutoscaleMaxRUPerSecond       *int    `json:"autoscale_max_ru_per_second"`
+	MinRUPerSecond                *int    `json:"min_ru_per_second"`
+	ReplacePending                bool    `json:"replace_pending"`
+	AutoscaleIncrementPercent     *int    `json:"autoscale_increment_percent"`
+	MaxRUPerSecondEverProvisioned *int    `json:"max_ru_per_second_ever_provisioned"`
+}
+
+// MarshalJSON writes the throughput as ThroughputJSON.
+func (t ThroughputInfo) MarshalJSON() ([]byte, error) {
+	offer := t.Mode == "manual" || t.Mode == "autoscale"
+	nonZero := func(n int) *int {
+		if n == 0 {
+			return nil
+		}
+		return &n
+	}
+	j := ThroughputJSON{Resource: t.Resource, Mode: t.Mode, ReplacePending: t.ReplacePending,
+		AutoscaleMaxRUPerSecond: nonZero(t.AutoscaleMaxRU), MinRUPerSecond: nonZero(t.MinRUPerSecond),
+		AutoscaleIncrementPercent: nonZero(t.IncrementPercent), MaxRUPerSecondEverProvisioned: nonZero(t.MaxEverRUPerSecond)}
+	if t.OfferID != "" {
+		id := t.OfferID
+		j.OfferID = &id
+	}
+	if offer {
+		ru := t.RUPerSecond
+		j.RUPerSecond = &ru
+	}
+	return marshalJSON(j)
+}
+
+// JSONSchemaAlias is the type the throughput's JSON schema is generated from.
+func (ThroughputInfo) JSONSchemaAlias() any { return ThroughputJSON{} }
+
+// UnmarshalJSON reads a throughput written by MarshalJSON.
+func (t *ThroughputInfo) UnmarshalJSON(b []byte) error {
+	var j ThroughputJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	val := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	*t = ThroughputInfo{Resource: j.Resource, Mode: j.Mode, RUPerSecond: val(j.RUPerSecond), AutoscaleMaxRU: val(j.AutoscaleMaxRUPerSecond),
+		MinRUPerSecond: val(j.MinRUPerSecond), ReplacePending: j.ReplacePending, IncrementPercent: val(j.AutoscaleIncrementPercent),
+		MaxEverRUPerSecond: val(j.MaxRUPerSecondEverProvisioned)}
+	if j.OfferID != nil {
+		t.OfferID = *j.OfferID
+	}
+	return nil
 }
 
 // Summary is the throughput in one cell: "400 RU/s", "autoscale 400–4000 RU/s".

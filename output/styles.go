@@ -57,6 +57,11 @@ type Styles struct {
 	// around them fit in it. 0, for a stream that is not a terminal, is no limit. See
 	// StreamWidth for where it comes from.
 	Width int
+	// TSV writes tables as tab-separated values for a script (-o tsv): the header line
+	// and one line per row, every column whole, no colour, no footnote (see
+	// Table.Render). NoHeaders leaves the header line out, of a TSV or a drawn table.
+	TSV       bool
+	NoHeaders bool
 
 	bold, faint, good, bad, warn lipgloss.Style
 }
@@ -131,4 +136,13 @@ func (s Styles) sym() symbols {
 		return symbols{dash: "-", arrow: " -> ", bar: "=", answer: "*", failed: "x", rangeTo: "-"}
 	}
 	return symbols{dash: "—", arrow: " → ", bar: "━", answer: "●", failed: "✕", rangeTo: "–"}
+}
+
+// None is what a cell without a value shows: a dash in a table, nothing at all in TSV,
+// where an empty field is what a script tests for.
+func (s Styles) None() string {
+	if s.TSV {
+		return ""
+	}
+	return s.sym().dash
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -91,6 +92,9 @@ func (t *Table) Render() error {
 	if n == 0 {
 		return nil
 	}
+	if t.st.TSV {
+		return t.renderTSV(n)
+	}
 	t.column(n - 1)
 	hasHeader := false
 	for _, c := range t.cols {
@@ -140,7 +144,7 @@ func (t *Table) Render() error {
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", l.gap), Overwrite: true}),
 	)
-	if hasHeader {
+	if hasHeader && !t.st.NoHeaders {
 		tbl.Header(header)
 	}
 	for r := range rows {
@@ -190,4 +194,50 @@ func trimTrailing(line string) string {
 			return line
 		}
 	}
+}
+
+// renderTSV writes the table as tab-separated values (-o tsv): the headers as given
+// (unless NoHeaders), then every row, every column, each value whole. Nothing is fitted,
+// coloured or footnoted: the output is for awk, cut and sort.
+func (t *Table) renderTSV(n int) error {
+	var out strings.Builder
+	line := func(cells []string) {
+		for i := range n {
+			if i > 0 {
+				out.WriteByte('\t')
+			}
+			if i < len(cells) {
+				out.WriteString(TSVField(cells[i]))
+			}
+		}
+		out.WriteByte('\n')
+	}
+	hasHeader := false
+	header := make([]string, n)
+	for i, c := range t.cols {
+		header[i] = c.Header
+		hasHeader = hasHeader || c.Header != ""
+	}
+	if hasHeader && !t.st.NoHeaders {
+		line(header)
+	}
+	for _, r := range t.rows {
+		line(r)
+	}
+	_, err := io.WriteString(t.w, out.String())
+	return err
+}
+
+// tsvEscaper escapes what a TSV field cannot hold as it is, the way PostgreSQL's and
+// MySQL's tab-separated text formats do: a backslash, a tab, a newline, a carriage
+// return.
+var tsvEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+// TSVField is a value as one field of a TSV line: without ANSI colour, with tabs,
+// newlines and backslashes escaped.
+func TSVField(s string) string {
+	if strings.Contains(s, "\x1b[") {
+		s = ansi.Strip(s)
+	}
+	return tsvEscaper.Replace(s)
 }

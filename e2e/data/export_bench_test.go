@@ -40,7 +40,7 @@ func BenchmarkExportInvocation100k(b *testing.B) {
 	run := func(env []string, args ...string) (time.Duration, int64, int64) {
 		dir := b.TempDir()
 		out := filepath.Join(dir, "items.ndjson")
-		cmd := exec.Command(bin, append([]string{"export", "--output", out, "--state", filepath.Join(dir, "items.state"), "--strip-system"}, args...)...)
+		cmd := exec.Command(bin, append([]string{"export", "--output-file", out, "--state", filepath.Join(dir, "items.state"), "--strip-system"}, args...)...)
 		cmd.Env = env
 		t0 := time.Now()
 		if err := cmd.Start(); err != nil {

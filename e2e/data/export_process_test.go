@@ -108,7 +108,7 @@ type exportProcess struct {
 func startExport(t *testing.T, bin, out, state string, extra ...string) *exportProcess {
 	t.Helper()
 	p := &exportProcess{errOut: &bytes.Buffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, append([]string{"export", "--output", out, "--state", state, "--page-size", "10", "--parallelism", "1", "--strip-system"}, extra...)...)
+	p.cmd = exec.Command(bin, append([]string{"export", "--output-file", out, "--state", state, "--page-size", "10", "--parallelism", "1", "--strip-system"}, extra...)...)
 	p.cmd.Env = os.Environ()
 	p.cmd.Stderr = p.errOut
 	if err := p.cmd.Start(); err != nil {

@@ -141,7 +141,7 @@ func TestExportEveryFlag(t *testing.T) {
 				args := append([]string{"export"}, tc.args...)
 				path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".ndjson")
 				if toFile {
-					args = append(args, "--output", path)
+					args = append(args, "--output-file", path)
 				}
 				r := clitest.Run(t, "", args...)
 				if r.Code != 0 {
@@ -187,7 +187,7 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 	// A state of another query: written by a completed export of a query.
 	other := filepath.Join(dir, "other.state")
 	otherOut := filepath.Join(dir, "other.ndjson")
-	if r := clitest.Run(t, "", "export", "--query", "SELECT * FROM c WHERE c.n > 3", "--output", otherOut, "--state", other); r.Code != 0 {
+	if r := clitest.Run(t, "", "export", "--query", "SELECT * FROM c WHERE c.n > 3", "--output-file", otherOut, "--state", other); r.Code != 0 {
 		t.Fatalf("%+v", r)
 	}
 	for _, tc := range []struct {
@@ -195,8 +195,8 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"--state without --output", []string{"--state", filepath.Join(dir, "s")}, "--state needs --output FILE"},
-		{"a format for --output", []string{"--output", "json"}, `give --output ./json`},
+		{"--state without --output", []string{"--state", filepath.Join(dir, "s")}, "--state needs --output-file FILE"},
+		{"a format for --output", []string{"--output", "json"}, `--output must be ndjson, not "json": it is this command's only format`},
 		{"--param without --query", []string{"--param", "@a=1"}, "--param is a parameter of --query"},
 		{"an empty query", []string{"--query", " "}, "--query is empty"},
 		{"a bad parameter", []string{"--query", "SELECT * FROM c", "--param", "a=1"}, "the name must be @"},
@@ -206,16 +206,16 @@ func TestExportBadInputIsOneLineAndExitCode2(t *testing.T) {
 		{"progress", []string{"--progress", "dots"}, "--progress must be bar, json or off"},
 		{"source", []string{"--source", "backup"}, "--source must be query or change-feed"},
 		{"a query of the change feed", []string{"--source", "change-feed", "--query", "SELECT * FROM c"}, "leave out --source change-feed"},
-		{"another source's state", []string{"--source", "change-feed", "--output", otherOut, "--state", other}, "its source is"},
+		{"another source's state", []string{"--source", "change-feed", "--output-file", otherOut, "--state", other}, "its source is"},
 		{"an argument", []string{"SELECT * FROM c"}, "export takes no arguments"},
-		{"a directory for --output", []string{"--output", dir}, "is a directory"},
-		{"state and output the same file", []string{"--output", out, "--state", out}, "are the same file"},
-		{"a state file that is not one", []string{"--output", out, "--state", garbage}, "is not an export's state"},
-		{"another query's state", []string{"--output", otherOut, "--state", other}, "is for another export: its query is"},
-		{"another output's state", []string{"--query", "SELECT * FROM c WHERE c.n > 3", "--output", out, "--state", other}, "its output file is"},
+		{"a directory for --output", []string{"--output-file", dir}, "is a directory"},
+		{"state and output the same file", []string{"--output-file", out, "--state", out}, "are the same file"},
+		{"a state file that is not one", []string{"--output-file", out, "--state", garbage}, "is not an export's state"},
+		{"another query's state", []string{"--output-file", otherOut, "--state", other}, "is for another export: its query is"},
+		{"another output's state", []string{"--query", "SELECT * FROM c WHERE c.n > 3", "--output-file", out, "--state", other}, "its output file is"},
 		{"bad SQL", []string{"--query", "SELEC nonsense"}, ""},
 		{"an unknown flag", []string{"--bogus"}, "unknown flag"},
-		{"-o is not a file", []string{"-o", "x.ndjson"}, "unknown shorthand flag"},
+		{"-o is not a file", []string{"-o", "x.ndjson"}, `--output must be ndjson, not "x.ndjson"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := os.ReadFile(otherOut)
@@ -255,7 +255,7 @@ func testExportStateResumes(t *testing.T, source string) {
 	}
 	dir := t.TempDir()
 	out, state := filepath.Join(dir, "items.ndjson"), filepath.Join(dir, "items.state")
-	args := []string{"export", "--output", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
+	args := []string{"export", "--output-file", out, "--state", state, "--page-size", "1", "--parallelism", "1", "--strip-system", "--source", source}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	streams, _, errOut := clitest.IO()
@@ -359,7 +359,7 @@ func testExportIncident(t *testing.T, items []testkit.QueryItem, source string, 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "items.ndjson")
 	start := time.Now()
-	r := clitest.Run(t, "", append([]string{"export", "--source", source, "--page-size", "20", "--output", out, "--state", filepath.Join(dir, "s")}, args...)...)
+	r := clitest.Run(t, "", append([]string{"export", "--source", source, "--page-size", "20", "--output-file", out, "--state", filepath.Join(dir, "s")}, args...)...)
 	elapsed := time.Since(start)
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
@@ -387,7 +387,7 @@ func TestAStrippedExportReImports(t *testing.T) {
 				t.Fatalf("create: %+v", r)
 			}
 			file := filepath.Join(t.TempDir(), "items.ndjson")
-			if r := clitest.Run(t, "", "export", "--source", source, "--strip-system", "--strip-tracking-id", "--output", file); r.Code != 0 {
+			if r := clitest.Run(t, "", "export", "--source", source, "--strip-system", "--strip-tracking-id", "--output-file", file); r.Code != 0 {
 				t.Fatalf("export: %+v", r)
 			}
 			b, _ := os.ReadFile(file)
@@ -400,7 +400,7 @@ func TestAStrippedExportReImports(t *testing.T) {
 			}
 			testkit.Account(t) // a new, empty account
 			r := clitest.Run(t, "", "import", file, "-o", "json")
-			if r.Code != 0 || !strings.Contains(r.Out, `"event":"report"`) {
+			if r.Code != 0 || !strings.Contains(r.Out, `"event": "report"`) {
 				t.Fatalf("import: exit %d: %s %s", r.Code, r.Out, r.ErrOut)
 			}
 			r = clitest.Run(t, "", "export", "--strip-system", "--strip-tracking-id")
@@ -498,7 +498,7 @@ func TestExportProgressBarOnATerminal(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "items.ndjson")
 	streams, stdout, errOut := clitest.IO()
 	streams.ErrTTY, streams.ErrWidth = true, 100
-	if code := cmd.Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output", out}); code != 0 {
+	if code := cmd.Run(context.Background(), streams, []string{"export", "--page-size", "4", "--parallelism", "1", "--output-file", out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	e := errOut.String()

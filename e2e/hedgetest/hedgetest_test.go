@@ -49,7 +49,7 @@ func TestHedgeTestJSONShowsWhatHedgingCosts(t *testing.T) {
 	none, fanout := rep.Strategies[0], rep.Strategies[1]
 	// With the first region down, "none" fails over on every read; fan-out asks every
 	// region at once, so it sends about three requests per read.
-	if none.Reads != 40 || fanout.ExtraRequestsPct < 150 || fanout.WinsPct["East US"] != 0 {
+	if none.Reads != 40 || fanout.ExtraRequestsPct < 150 || fanout.winsPct("East US") != 0 {
 		t.Fatalf("none %+v fanout %+v", none, fanout)
 	}
 }
@@ -138,7 +138,7 @@ func TestHedgeTestWriteRegionDownReadsOnAndShowsWhereWritesGo(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, s := range rep.Strategies {
-		if s.Reads != count || s.Timeouts != 0 || s.Failures != 0 || s.WinsPct["East US"] != 0 {
+		if s.Reads != count || s.Timeouts != 0 || s.Failures != 0 || s.winsPct("East US") != 0 {
 			t.Fatalf("reads go on from the read regions: %+v", s)
 		}
 	}
@@ -237,7 +237,7 @@ func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
 	}
 	for _, s := range rep.Strategies {
 		t.Logf("%+v", s)
-		if s.Reads != 30 || s.Timeouts != 0 || s.Failures != 0 || s.WinsPct["East US"] != 0 {
+		if s.Reads != 30 || s.Timeouts != 0 || s.Failures != 0 || s.winsPct("East US") != 0 {
 			t.Fatalf("every read is answered, by another region: %+v", s)
 		}
 	}
@@ -271,7 +271,7 @@ func TestHedgeTestQueryWorkloads(t *testing.T) {
 				t.Fatalf("report %+v", rep)
 			}
 			for _, s := range rep.Strategies {
-				if s.Reads != 30 || s.Operations < 30*tc.perOp || s.Failures != 0 || s.Timeouts != 0 || s.WinsPct["East US"] != 0 {
+				if s.Reads != 30 || s.Operations < 30*tc.perOp || s.Failures != 0 || s.Timeouts != 0 || s.winsPct("East US") != 0 {
 					t.Fatalf("every %s answered, by another region: %+v", tc.op, s)
 				}
 			}

@@ -17,13 +17,26 @@ type hedgeTestReport struct {
 }
 
 type hedgeTestStrategy struct {
-	Name             string             `json:"name"`
-	Reads            int                `json:"reads"`
-	Operations       int                `json:"operations"`
-	Requests         int                `json:"requests"`
-	ExtraRequestsPct float64            `json:"extra_requests_pct"`
-	Timeouts         int                `json:"timeouts"`
-	Failures         int                `json:"failures"`
-	WinsPct          map[string]float64 `json:"wins_pct"`
-	ReplicaHealth    *bool              `json:"replica_health"`
+	Name             string  `json:"name"`
+	Reads            int     `json:"reads"`
+	Operations       int     `json:"operations"`
+	Requests         int     `json:"requests"`
+	ExtraRequestsPct float64 `json:"extra_requests_pct"`
+	Timeouts         int     `json:"timeouts"`
+	Failures         int     `json:"failures"`
+	Wins             []struct {
+		Region  string  `json:"region"`
+		WinsPct float64 `json:"wins_pct"`
+	} `json:"wins"`
+	ReplicaHealth *bool `json:"replica_health"`
+}
+
+// winsPct is the share of the operations region won, 0 when it won none.
+func (s hedgeTestStrategy) winsPct(region string) float64 {
+	for _, w := range s.Wins {
+		if w.Region == region {
+			return w.WinsPct
+		}
+	}
+	return 0
 }

@@ -26,7 +26,7 @@ type regionsJSON struct {
 		Note      string  `json:"note"`
 	} `json:"measurement"`
 	Regions []struct {
-		Name       string   `json:"name"`
+		Name       string   `json:"region"`
 		Write      bool     `json:"write"`
 		LatencyMs  *float64 `json:"latency_ms"`
 		StatusCode *int     `json:"status_code"`

@@ -29,12 +29,11 @@ func importFile(t *testing.T, n int) string {
 	return path
 }
 
-// lastJSON is the last line of an NDJSON output, decoded.
-func lastJSON(t *testing.T, out string, v any) {
+// reportJSON is import -o json's stdout, its report (one object), decoded.
+func reportJSON(t *testing.T, out string, v any) {
 	t.Helper()
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), v); err != nil {
-		t.Fatalf("the last line of stdout is not JSON (%v): %q", err, out)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("stdout is not one JSON object (%v): %q", err, out)
 	}
 }
 
@@ -95,7 +94,7 @@ func TestAnImportWhoseWritesCannotWorkStopsAtOnceWithThatError(t *testing.T) {
 				Error    any   `json:"error"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				lastJSON(t, out, &rep)
+				reportJSON(t, out, &rep)
 			}
 			if rep.Complete || rep.Lines != 0 || rep.Failed != 0 || rep.Error == nil {
 				t.Errorf("stdout %+v: want not complete, no line done or failed, the error", rep)
@@ -115,7 +114,7 @@ func TestAnImportWhoseWritesCannotWorkStopsAtOnceWithThatError(t *testing.T) {
 		Created int64 `json:"created"`
 		Runs    int   `json:"runs"`
 	}
-	lastJSON(t, out, &rep)
+	reportJSON(t, out, &rep)
 	if code != 0 || rep.Created != lines || rep.Runs != 1 {
 		t.Fatalf("the same command, the cause gone: exit %d, report %+v: %s", code, rep, errOut)
 	}
@@ -172,7 +171,7 @@ func TestAnImportRefusedMidwayKeepsWhatItDidAndResumes(t *testing.T) {
 		Created  int64 `json:"created"`
 		Failed   int64 `json:"failed"`
 	}
-	lastJSON(t, out.String(), &rep)
+	reportJSON(t, out.String(), &rep)
 	if rep.Complete || rep.Lines == 0 || rep.Lines >= lines || rep.Created != rep.Lines || rep.Failed != 0 {
 		t.Fatalf("report %+v: want the lines before the refusal created, none failed", rep)
 	}
@@ -187,7 +186,7 @@ func TestAnImportRefusedMidwayKeepsWhatItDidAndResumes(t *testing.T) {
 		AlreadyPresent int64 `json:"already_present"`
 		Runs           int   `json:"runs"`
 	}
-	lastJSON(t, stdout, &again)
+	reportJSON(t, stdout, &again)
 	if code != 0 || again.Created != lines || again.AlreadyPresent != 0 || again.Runs != 2 {
 		t.Fatalf("resumed: exit %d, report %+v: %s", code, again, stderr)
 	}

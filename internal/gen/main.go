@@ -1,6 +1,6 @@
 // Command gen writes the files generated from cosmosctl's command tree, which are checked
 // in and shipped in the release archives and packages: the shell completion scripts, the
-// markdown reference and the man pages. `go generate ./...` runs it (see generate.go);
+// markdown reference, the man pages, and the JSON schema of every command's JSON output. `go generate ./...` runs it (see generate.go);
 // CI runs that and fails if anything changed.
 //
 // The output must be the same on every machine: the environment variables cosmosctl
@@ -34,14 +34,15 @@ func main() {
 	completions := flag.String("completions", "", "write the completion scripts to this directory")
 	docs := flag.String("docs", "", "write the markdown reference to this directory")
 	man := flag.String("man", "", "write the man pages to man1/ and man7/ under this directory")
+	schemas := flag.String("schemas", "", "write the JSON schema of every command's JSON output to this directory")
 	flag.Parse()
-	if err := run(*completions, *docs, *man); err != nil {
+	if err := run(*completions, *docs, *man, *schemas); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(completions, docs, man string) error {
+func run(completions, docs, man, schemas string) error {
 	clearEnvironment()
 	if completions != "" {
 		if err := writeCompletions(completions); err != nil {
@@ -55,6 +56,11 @@ func run(completions, docs, man string) error {
 	}
 	if man != "" {
 		if err := writeMan(man); err != nil {
+			return err
+		}
+	}
+	if schemas != "" {
+		if err := writeSchemas(schemas); err != nil {
 			return err
 		}
 	}

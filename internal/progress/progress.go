@@ -8,6 +8,7 @@
 package progress
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,18 +56,55 @@ type Options struct {
 // rateWindow is how far back the rates look.
 const rateWindow = 5 * time.Second
 
-// Event is one JSON progress event. Field names carry their unit.
+// Event is one progress event; as JSON it is EventJSON.
 type Event struct {
+	Event          string
+	Done           int64
+	Total          int64 // 0: not known
+	Failed         int64
+	Skipped        int64
+	RequestCharge  float64
+	ItemsPerSecond float64
+	RUPerSecond    float64
+	ETASeconds     *float64
+	ElapsedSeconds float64
+}
+
+// EventJSON is a progress event as JSON, in cosmosctl's vocabulary (docs/json): units in
+// the names, durations in milliseconds, null for what is not known (the total of a
+// stream, the ETA before a rate).
+type EventJSON struct {
 	Event          string   `json:"event"`
 	Done           int64    `json:"done"`
-	Total          int64    `json:"total,omitempty"`
+	Total          *int64   `json:"total"`
 	Failed         int64    `json:"failed"`
 	Skipped        int64    `json:"skipped"`
 	RequestCharge  float64  `json:"request_charge"`
 	ItemsPerSecond float64  `json:"items_per_second"`
 	RUPerSecond    float64  `json:"ru_per_second"`
-	ETASeconds     *float64 `json:"eta_seconds,omitempty"`
-	ElapsedSeconds float64  `json:"elapsed_seconds"`
+	ETAMs          *float64 `json:"eta_ms"`
+	ElapsedMs      float64  `json:"elapsed_ms"`
+}
+
+// MarshalJSON writes the event as EventJSON.
+func (e Event) MarshalJSON() ([]byte, error) { return marshalJSON(e.JSON()) }
+
+// JSONSchemaAlias is the type the event's JSON schema is generated from (docs/json).
+func (Event) JSONSchemaAlias() any { return EventJSON{} }
+
+// JSON is the event as it is written.
+func (e Event) JSON() EventJSON {
+	j := EventJSON{Event: e.Event, Done: e.Done, Failed: e.Failed, Skipped: e.Skipped, RequestCharge: e.RequestCharge,
+		ItemsPerSecond: e.ItemsPerSecond, RUPerSecond: e.RUPerSecond, ElapsedMs: math.Round(e.ElapsedSeconds * 1000)}
+	if e.Total > 0 {
+		t := e.Total
+		j.Total = &t
+	}
+	if e.ETASeconds != nil {
+		ms := *e.ETASeconds * 1000
+		j.ETAMs = &ms
+	}
+	return j
 }
 
 // Reporter shows a job's progress. A nil *Reporter does nothing, so a job can hold one
@@ -331,3 +369,16 @@ func ETA(d time.Duration) string {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
+// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
+// (output.WriteJSON).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

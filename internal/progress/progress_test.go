@@ -111,16 +111,16 @@ func TestJSONEventsAreOneObjectPerLineWithUnitsInTheirNames(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[1]), &last); err != nil {
 		t.Fatalf("not JSON: %q: %v", lines[1], err)
 	}
-	for k, v := range map[string]any{"event": "progress", "done": 20.0, "failed": 2.0, "skipped": 3.0, "request_charge": 102.5, "elapsed_seconds": 1.0} {
+	for k, v := range map[string]any{"event": "progress", "done": 20.0, "failed": 2.0, "skipped": 3.0, "request_charge": 102.5, "elapsed_ms": 1000.0} {
 		if last[k] != v {
 			t.Errorf("%s = %v, want %v (event %s)", k, last[k], v, lines[1])
 		}
 	}
-	if _, ok := last["total"]; ok {
-		t.Errorf("an unknown total should be left out: %s", lines[1])
+	if v, ok := last["total"]; !ok || v != nil {
+		t.Errorf("an unknown total is null (docs/json: a figure that does not exist is null): %s", lines[1])
 	}
-	if _, ok := last["eta_seconds"]; ok {
-		t.Errorf("no ETA without a total: %s", lines[1])
+	if v, ok := last["eta_ms"]; !ok || v != nil {
+		t.Errorf("no ETA without a total: null, %s", lines[1])
 	}
 }
 
