@@ -33,13 +33,32 @@ import (
 // -trimpath, -ldflags "-s -w") into dir and returns the binary's path.
 func releaseBuild(t testing.TB, dir, pkg string) string {
 	t.Helper()
+	return build(t, dir, pkg, "-trimpath", "-ldflags=-s -w")
+}
+
+// build builds pkg into dir with CGO_ENABLED=0 and flags and returns the binary's path.
+func build(t testing.TB, dir, pkg string, flags ...string) string {
+	t.Helper()
 	bin := filepath.Join(dir, filepath.Base(pkg))
-	c := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
+	c := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, pkg)...)
 	c.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin
+}
+
+// sdkread is the benchmark's yardstick, the SDK program.
+const sdkread = "github.com/cosmosctl/cosmosctl/e2e/startup/testdata/sdkread"
+
+// create writes the item the programs read, with cosmosctl at bin.
+func (a *account) create(t testing.TB, bin string) {
+	t.Helper()
+	c := exec.Command(bin, "create", "-f", "-")
+	c.Env, c.Stdin = a.env, strings.NewReader(`{"id":"startup","pk":"p"}`)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
 }
 
 // account is an emulator with app/items holding the item the programs read, behind a
@@ -89,7 +108,7 @@ func newRecorder(t testing.TB, srv *emulator.Server) *recorder {
 		ep, _ := srv.RegionEndpoint(reg.Name)
 		targets = append(targets, ep)
 	}
-	var replace []string
+	var replace []string // the emulator's host:port, then the recorder's, for each endpoint
 	var lns []net.Listener
 	var urls []*url.URL
 	for _, tgt := range targets {
@@ -106,6 +125,16 @@ func newRecorder(t testing.TB, srv *emulator.Server) *recorder {
 		lns, urls = append(lns, ln), append(urls, u)
 	}
 	r.front = "http://" + lns[0].Addr().String()
+	// Longest first, so that no address is taken for the start of a longer one.
+	pairs := make([][2]string, 0, len(replace)/2)
+	for i := 0; i < len(replace); i += 2 {
+		pairs = append(pairs, [2]string{replace[i], replace[i+1]})
+	}
+	slices.SortFunc(pairs, func(a, b [2]string) int { return cmp.Compare(len(b[0]), len(a[0])) })
+	replace = replace[:0]
+	for _, p := range pairs {
+		replace = append(replace, p[0], p[1])
+	}
 	rewrite := strings.NewReplacer(replace...)
 	for i, ln := range lns {
 		proxy := httputil.NewSingleHostReverseProxy(urls[i])
@@ -225,8 +254,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // Both are release builds. cosmosctl runs as in a runbook's loop: its configuration in
 // the environment, the account's topology remembered from the run before (so its first
 // request is the read itself, where the SDK's is the account lookup).
-// COSMOSCTL_STARTUP_BASELINE=PATH adds a third program, another cosmosctl binary (say,
-// a build of an earlier commit), measured in the same run.
+// COSMOSCTL_STARTUP_BASELINE=PATH adds another cosmosctl binary (say, a build of an
+// earlier commit), measured in the same run; a list (PATH:PATH) adds several.
 //
 //	go test -run='^$' -bench=BenchmarkStartup -benchtime=200x ./e2e/startup/
 func BenchmarkStartup(b *testing.B) {
@@ -234,16 +263,16 @@ func BenchmarkStartup(b *testing.B) {
 	acct := startAccount(b)
 	progs := []*program{
 		{name: "cosmosctl", bin: releaseBuild(b, dir, "github.com/cosmosctl/cosmosctl"), args: []string{"read", "startup", "--pk", "p"}, label: "`cosmosctl read`"},
-		{name: "sdk", bin: releaseBuild(b, dir, "github.com/cosmosctl/cosmosctl/e2e/startup/testdata/sdkread"), args: []string{"startup", "p"}, label: "azcosmos `ReadItem` (testdata/sdkread)"},
+		{name: "sdk", bin: releaseBuild(b, dir, sdkread), args: []string{"startup", "p"}, label: "azcosmos `ReadItem` (testdata/sdkread)"},
 	}
-	if base := os.Getenv("COSMOSCTL_STARTUP_BASELINE"); base != "" {
-		progs = append(progs, &program{name: "baseline", bin: base, args: progs[0].args, label: "`cosmosctl read`, " + base})
+	for i, base := range filepath.SplitList(os.Getenv("COSMOSCTL_STARTUP_BASELINE")) {
+		name := "baseline"
+		if i > 0 {
+			name += strconv.Itoa(i + 1)
+		}
+		progs = append(progs, &program{name: name, bin: base, args: progs[0].args, label: "`cosmosctl read`, " + base})
 	}
-	c := exec.Command(progs[0].bin, "create", "-f", "-")
-	c.Env, c.Stdin = acct.env, strings.NewReader(`{"id":"startup","pk":"p"}`)
-	if out, err := c.CombinedOutput(); err != nil {
-		b.Fatalf("create: %v\n%s", err, out)
-	}
+	acct.create(b, progs[0].bin)
 	for _, p := range progs { // warm the page cache and cosmosctl's remembered topology
 		acct.rec.run(b, acct.env, p.bin, p.args...)
 	}
@@ -309,11 +338,7 @@ func TestReadsStartIsLight(t *testing.T) {
 	}
 	bin := testkit.Binary(t)
 	acct := startAccount(t)
-	c := exec.Command(bin, "create", "-f", "-")
-	c.Env, c.Stdin = acct.env, strings.NewReader(`{"id":"startup","pk":"p"}`)
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("create: %v\n%s", err, out)
-	}
+	acct.create(t, bin)
 	_, out := acct.rec.runOutput(t, append(slices.Clip(acct.env), "GODEBUG=inittrace=1"), bin, "read", "startup", "--pk", "p")
 	if !strings.Contains(out, `"id":"startup"`) {
 		t.Fatalf("read printed no item:\n%s", out)
@@ -343,4 +368,30 @@ func largest(packages map[string]int64, n int) string {
 		fmt.Fprintf(&b, "  %8d  %s\n", packages[name], name)
 	}
 	return b.String()
+}
+
+// TestTheBenchmarksProgramsReadThroughTheRecorder keeps BenchmarkStartup honest: both
+// programs read the item, and the recorder sees each one's first request (the SDK's
+// account lookup at the global endpoint, cosmosctl's read at a region's, its topology
+// remembered) between the exec and the exit.
+func TestTheBenchmarksProgramsReadThroughTheRecorder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	ctl := testkit.Binary(t)
+	sdk := build(t, t.TempDir(), sdkread)
+	acct := startAccount(t)
+	acct.create(t, ctl)
+	for _, run := range []struct {
+		bin  string
+		args []string
+	}{{ctl, []string{"read", "startup", "--pk", "p"}}, {ctl, []string{"read", "startup", "--pk", "p"}}, {sdk, []string{"startup", "p"}}} {
+		tm, out := acct.rec.runOutput(t, acct.env, run.bin, run.args...)
+		if !strings.Contains(out, `"id":"startup"`) {
+			t.Errorf("%s printed no item:\n%s", filepath.Base(run.bin), out)
+		}
+		if tm.first <= 0 || tm.first > tm.exit {
+			t.Errorf("%s: first request %v after the exec, exit %v", filepath.Base(run.bin), tm.first, tm.exit)
+		}
+	}
 }
