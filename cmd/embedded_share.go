@@ -92,7 +92,7 @@ func servingRecordPath(dir string) string { return filepath.Join(dir, servingRec
 // and regions are as a client on this machine reaches them.
 func newServingRecord(srv *emulator.Server, dir, command string, embedded bool, endpoint string, regions []emulator.Region) servingRecord {
 	rec := servingRecord{Format: servingRecordFormat, PID: os.Getpid(), Command: command, Embedded: embedded,
-		Endpoint: endpoint, Regions: regions, DataDir: dir, StartedAt: time.Now().UTC(), Version: version}
+		Endpoint: endpoint, Regions: regions, DataDir: dir, StartedAt: time.Now().UTC(), Version: thisBuild().Version}
 	if srv.UsesWellKnownKey() {
 		rec.Key = srv.Key()
 	}

@@ -284,7 +284,7 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if err := checkDataDirFree(ctx, &cfg); err != nil {
 		return err
 	}
-	srv, err := emulator.Start(cfg, emulator.Options{Version: version})
+	srv, err := emulator.Start(cfg, emulator.Options{Version: thisBuild().Version})
 	if err != nil {
 		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}

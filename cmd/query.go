@@ -8,6 +8,7 @@ import (
 	goio "io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -160,7 +161,7 @@ func (o *queryOptions) validate(sql string) (cosmos.QuerySpec, error) {
 	return spec, nil
 }
 
-var paramName = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*$`)
+var paramName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // parseQueryParam reads one --param @name=VALUE: VALUE is JSON, or else a plain string.
 func parseQueryParam(s string) (cosmos.QueryParameter, error) {
@@ -172,7 +173,7 @@ func parseQueryParam(s string) (cosmos.QueryParameter, error) {
 	switch {
 	case !ok:
 		return cosmos.QueryParameter{}, usageErrorf("--param %q has no value: give it as @name=VALUE, e.g. --param @status='\"stuck\"' or --param @min=10", s)
-	case !paramName.MatchString(name):
+	case !paramName().MatchString(name):
 		return cosmos.QueryParameter{}, usageErrorf("--param %q: the name must be @ and a letter or _, then letters, digits or _ (as the query writes it), e.g. @status", s)
 	}
 	raw := json.RawMessage(strings.TrimSpace(value))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -32,7 +31,7 @@ func Run(ctx context.Context, streams *IOStreams, args []string) int {
 	quiet, qerr := quietFromEnv(getenv)
 	io.quiet = quiet
 	io.args = args
-	root := NewRootCmd(io)
+	root := newRoot(io, treeFor(args))
 	if qerr != nil {
 		fmt.Fprintln(io.ErrOut, "Error: "+qerr.Error())
 		return ExitUsage
@@ -139,8 +138,13 @@ func oneLine(s string) string {
 	return s
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(io *IOStreams) *cobra.Command {
+// NewRootCmd builds the whole command tree.
+func NewRootCmd(io *IOStreams) *cobra.Command { return newRoot(io, "") }
+
+// newRoot builds the root command with every command under it, or with only the
+// top-level command named only (and its subcommands): what one invocation of that command
+// needs (see commandToBuild).
+func newRoot(io *IOStreams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cosmosctl",
 		Short: "Operate Azure Cosmos DB accounts: hedged reads, safe write retries, regional incident rehearsal",
@@ -169,31 +173,14 @@ incident can be rehearsed on one machine.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(
-		newReadCmd(io),
-		newWriteCmd(io, engine.OpCreate),
-		newWriteCmd(io, engine.OpUpsert),
-		newWriteCmd(io, engine.OpReplace),
-		newDeleteCmd(io),
-		newPatchCmd(io),
-		newQueryCmd(io),
-		newChangesCmd(io),
-		newImportCmd(io),
-		newExportCmd(io),
-		newDBCmd(io),
-		newContainerCmd(io),
-		newThroughputCmd(io),
-		newLocateCmd(io),
-		newRegionsCmd(io),
-		newHealthCmd(io),
-		newProbeCmd(io),
-		newHedgeTestCmd(io),
-		newConfigCmd(io),
-		newEmulatorCmd(io),
-		newCompletionCmd(io),
-		newVersionCmd(io),
-	)
-	root.AddCommand(newHelpTopics()...)
+	for _, t := range topCommands {
+		if only == "" || t.name == only {
+			root.AddCommand(t.build(io))
+		}
+	}
+	if only == "" {
+		root.AddCommand(newHelpTopics()...)
+	}
 	addVersionFlag(root)
 	initHelpCmd(root)
 	registerCompletions(root)

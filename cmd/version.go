@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,30 +22,28 @@ var (
 	date    = ""
 )
 
-func init() {
+// thisBuild is what `cosmosctl version` reports of this build (resolveBuildInfo), worked
+// out when first needed rather than at every start.
+var thisBuild = sync.OnceValue(func() buildInfo {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = nil
 	}
-	version = resolveBuildInfo(version, commit, date, bi).Version
-}
+	return resolveBuildInfo(version, commit, date, bi)
+})
 
 // userAgent is what every request to an account carries: the version and the platform,
 // so that a support ticket quoting the service's logs says which build sent a request.
 func userAgent() string {
-	return fmt.Sprintf("cosmosctl/%s (%s/%s; %s)", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return fmt.Sprintf("cosmosctl/%s (%s/%s; %s)", thisBuild().Version, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 // addVersionFlag gives the root command --version, printing what `cosmosctl version`
 // prints as a table. The flag is declared here rather than left to cobra so that it has
 // no -v shorthand (which operators read as "verbose").
 func addVersionFlag(root *cobra.Command) {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
 	var text strings.Builder
-	_ = printVersion(&IOStreams{Out: &text}, resolveBuildInfo(version, commit, date, bi), false)
+	_ = printVersion(&IOStreams{Out: &text}, thisBuild(), false)
 	// cobra prints Version through the version template: the text stands in for both.
 	root.Version = text.String()
 	root.SetVersionTemplate("{{.Version}}")
@@ -82,7 +81,9 @@ func (b buildInfo) json() versionJSON {
 // pseudoVersion matches a Go module pseudo-version (vX.0.0-20260102150405-abcdef123456,
 // vX.Y.Z-pre.0.20260102150405-abcdef123456, vX.Y.(Z+1)-0.20260102150405-abcdef123456),
 // which names the commit and its time: what `go install …@main` builds carry.
-var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?$`)
+var pseudoVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?$`)
+})
 
 // resolveBuildInfo combines the release ldflags with the Go build info: ldflags win,
 // then the module version and the VCS stamp of a build from a checkout (vcs.revision,
@@ -121,7 +122,7 @@ func resolveBuildInfo(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo) b
 	if revision != "" && modified {
 		revision += "-dirty"
 	}
-	if m := pseudoVersion.FindStringSubmatch(modVersion); m != nil {
+	if m := pseudoVersionOf(modVersion); m != nil {
 		if revision == "" {
 			revision = m[2]
 		}
@@ -143,6 +144,14 @@ func resolveBuildInfo(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo) b
 	return info
 }
 
+// pseudoVersionOf is the submatches of pseudoVersion in v, nil if it is not one.
+func pseudoVersionOf(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return pseudoVersion().FindStringSubmatch(v)
+}
+
 func newVersionCmd(io *IOStreams) *cobra.Command {
 	var formats formatFlags
 	c := &cobra.Command{
@@ -162,11 +171,7 @@ not known is "unknown" in the table and null in JSON.
 			if err != nil {
 				return err
 			}
-			bi, ok := debug.ReadBuildInfo()
-			if !ok {
-				bi = nil
-			}
-			return printVersion(io, resolveBuildInfo(version, commit, date, bi), config.JSONOutput(format))
+			return printVersion(io, thisBuild(), config.JSONOutput(format))
 		},
 	}
 	formats.register(c.Flags(), config.OutputTable, config.OutputJSON)

@@ -62,7 +62,7 @@ func TestBuildInfoPrefersLdflagsThenTheGoBuildInfo(t *testing.T) {
 func TestVersionCommand(t *testing.T) {
 	isolate(t)
 	r := cosmosctl(t, "", "version")
-	if r.code != 0 || !strings.HasPrefix(r.out, "cosmosctl "+version+"\n") || r.errOut != "" {
+	if r.code != 0 || !strings.HasPrefix(r.out, "cosmosctl "+thisBuild().Version+"\n") || r.errOut != "" {
 		t.Fatalf("version: %+v", r)
 	}
 	for _, want := range []string{"commit    ", "date      ", "go        " + runtime.Version(), "platform  " + runtime.GOOS + "/" + runtime.GOARCH} {
@@ -81,7 +81,7 @@ func TestVersionCommand(t *testing.T) {
 			t.Errorf("version -o json has no %q: %s", k, r.out)
 		}
 	}
-	if len(got) != 5 || got["version"] != version || got["platform"] != runtime.GOOS+"/"+runtime.GOARCH {
+	if len(got) != 5 || got["version"] != thisBuild().Version || got["platform"] != runtime.GOOS+"/"+runtime.GOARCH {
 		t.Errorf("version -o json: %s", r.out)
 	}
 
@@ -133,7 +133,7 @@ func TestRequestsCarryTheVersionAndPlatformInTheUserAgent(t *testing.T) {
 	t.Setenv("COSMOSCTL_KEY", testAccountKey)
 	srv, agents := userAgentServer(t)
 	cosmosctl(t, "", "read", "order-1", "--pk", "tenant-7", "--endpoint", srv.URL)
-	want := "cosmosctl/" + version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
+	want := "cosmosctl/" + thisBuild().Version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
 	got := agents()
 	if len(got) == 0 {
 		t.Fatal("the server received no request")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -34,7 +35,7 @@ func IsSecret(key string) bool { return key == "key" || key == "connection_strin
 // that the profile never holds a key that silently does not apply.
 var credentialKeys = []string{"key", "key_file", "connection_string"}
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var profileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // Set changes one setting of one profile in the file at path and writes the file back,
 // creating it (mode 0600) and its directory (0700) if needed. key is a dotted name from
@@ -63,7 +64,7 @@ func Set(path, profile, key, value string) error {
 		}
 		return writeDoc(path, doc)
 	}
-	if !profileName.MatchString(profile) {
+	if !profileName().MatchString(profile) {
 		return fmt.Errorf("profile name %q may contain only letters, digits, - and _", profile)
 	}
 	v, err := settingValue(key, value)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ServiceMessage is the message of a Cosmos DB error body taken apart. Real accounts
@@ -33,14 +34,16 @@ var diagnosticPrefixes = []string{
 	"ResponseTime:", "StorePhysicalAddress:", "SDK:", ", SDK:", "Microsoft.Azure.Documents", "{",
 }
 
-var activityIDInMessage = regexp.MustCompile(`ActivityId: ?([0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27,})`)
+var activityIDInMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`ActivityId: ?([0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27,})`)
+})
 
 // ParseServiceMessage takes a service's error message apart (see ServiceMessage).
 // Messages that follow none of the service's conventions (the cosmosctl emulator's, a
 // proxy's) come back as they are, on one line.
 func ParseServiceMessage(raw string) ServiceMessage {
 	var m ServiceMessage
-	if id := activityIDInMessage.FindStringSubmatch(raw); id != nil {
+	if id := activityIDInMessage().FindStringSubmatch(raw); id != nil {
 		m.ActivityID = id[1]
 	}
 	s := showPayloadToSign(strings.TrimSpace(raw))

@@ -245,7 +245,9 @@ func (w Writes) Run(ctx context.Context) (WriteSummary, error) {
 // localAddress is the client's side of a TCP connection in a Go network error
 // ("read tcp 127.0.0.1:51234->127.0.0.1:8081: …"): a new port for every connection,
 // which would make every failure's message distinct.
-var localAddress = regexp.MustCompile(`(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d+->`)
+var localAddress = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d+->`)
+})
 
 // distinctMessage is err's message without what differs between connections: a dropped
 // connection reads as one cause whichever system call saw it drop (a reset read, a
@@ -261,7 +263,7 @@ func distinctMessage(err error) string {
 		}
 		msg = strings.Replace(msg, ne.Error(), fmt.Sprintf("%s: the connection was dropped (%s)", ne.Endpoint, when), 1)
 	}
-	return localAddress.ReplaceAllString(msg, "")
+	return localAddress().ReplaceAllString(msg, "")
 }
 
 // droppedConnection reports a connection the other side reset or closed.

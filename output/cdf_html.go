@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -37,7 +38,9 @@ type ChartPage struct {
 //go:embed cdf_page.html.tmpl
 var chartPageSource string
 
-var chartPageTemplate = template.Must(template.New("page").Parse(chartPageSource))
+var chartPageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(chartPageSource))
+})
 
 type pageCell struct {
 	Text  string
@@ -110,7 +113,7 @@ func WriteCDFHTML(w io.Writer, page ChartPage) error {
 		}
 		data.Series = append(data.Series, hs)
 	}
-	return chartPageTemplate.Execute(w, struct {
+	return chartPageTemplate().Execute(w, struct {
 		ChartPage
 		HeaderCells []pageCell
 		TableRows   []pageRow

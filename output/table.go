@@ -1,15 +1,11 @@
 package output
 
 import (
-	"bytes"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // columnGap separates columns, as kubectl and gh do: no borders, no rules, just aligned
@@ -115,52 +111,27 @@ func (t *Table) Render() error {
 			shown = append(shown, c)
 		}
 	}
-	align := make([]tw.Align, len(shown))
-	header := make([]string, len(shown))
-	for i, c := range shown {
-		align[i] = tw.AlignLeft
-		if t.cols[c].Right {
-			align[i] = tw.AlignRight
-		}
-		header[i] = t.st.Bold(f.header(c))
-	}
-
-	var buf bytes.Buffer
-	tbl := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-				Lines:      tw.Lines{ShowTop: tw.Off, ShowBottom: tw.Off, ShowHeaderLine: tw.Off, ShowFooterLine: tw.Off},
-			},
-		})),
-		// Leading blanks are meaningful (the diagnostics timeline starts with them).
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", l.gap), Overwrite: true}),
-	)
+	right := make([]bool, len(shown))
+	var header []string
 	if hasHeader && !t.st.NoHeaders {
-		tbl.Header(header)
+		header = make([]string, len(shown))
 	}
+	for i, c := range shown {
+		right[i] = t.cols[c].Right
+		if header != nil {
+			header[i] = t.st.Bold(f.header(c))
+		}
+	}
+	cells := make([][]string, len(rows))
 	for r := range rows {
-		cells := make([]string, len(shown))
+		cells[r] = make([]string, len(shown))
 		for i, c := range shown {
-			cells[i] = f.cell(t.st, r, c)
-		}
-		if err := tbl.Append(cells); err != nil {
-			return err
+			cells[r][i] = f.cell(t.st, r, c)
 		}
 	}
-	if err := tbl.Render(); err != nil {
-		return err
-	}
+	laidOut := alignColumns(header, cells, right, l.gap)
 	var out strings.Builder
-	for line := range strings.Lines(buf.String()) {
+	for line := range strings.Lines(laidOut) {
 		out.WriteString(trimTrailing(strings.TrimRight(line, "\r\n")))
 		out.WriteByte('\n')
 	}
@@ -173,11 +144,63 @@ func (t *Table) Render() error {
 	return err
 }
 
-// ansiReset is the SGR reset that tablewriter and lipgloss close coloured cells with.
+// alignColumns lays out the header (when not nil) and the rows as columns: each cell is
+// padded with blanks to the display width of its column's widest cell (colour does not
+// count), before the cell where right says so and after it otherwise, and followed by gap
+// blanks. A cell of several lines makes its row as many lines tall. (This is the layout
+// tablewriter drew for Table, borderless and unwrapped; TestColumnsAreLaidOutAsTablewriterDid
+// holds the two to the same bytes.)
+func alignColumns(header []string, rows [][]string, right []bool, gap int) string {
+	if header != nil {
+		rows = append([][]string{header}, rows...)
+	}
+	widths := make([]int, len(right))
+	lines := make([][][]string, len(rows))
+	for r, row := range rows {
+		lines[r] = make([][]string, len(right))
+		for c := range right {
+			cell := ""
+			if c < len(row) {
+				cell = row[c]
+			}
+			lines[r][c] = strings.Split(cell, "\n")
+			for _, line := range lines[r][c] {
+				widths[c] = max(widths[c], displayWidth(line))
+			}
+		}
+	}
+	var b strings.Builder
+	blanks := strings.Repeat(" ", gap)
+	for _, row := range lines {
+		height := 1
+		for _, cell := range row {
+			height = max(height, len(cell))
+		}
+		for i := range height {
+			for c, cell := range row {
+				text := ""
+				if i < len(cell) {
+					text = cell[i]
+				}
+				fill := strings.Repeat(" ", max(0, widths[c]-displayWidth(text)))
+				if right[c] {
+					b.WriteString(fill + text)
+				} else {
+					b.WriteString(text + fill)
+				}
+				b.WriteString(blanks)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// ansiReset is the SGR reset that lipgloss closes coloured cells with.
 const ansiReset = "\x1b[0m"
 
 // trimTrailing removes trailing blanks from a rendered line, looking through the resets
-// tablewriter appends after padding, and keeps one reset if any colour was open.
+// that close coloured cells, and keeps one reset if any colour was open.
 func trimTrailing(line string) string {
 	hadReset := false
 	for {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Query is a parsed SELECT. Everything it can express is listed in
@@ -481,11 +482,11 @@ func collectParams(x expr, into []string) []string {
 }
 
 // quotedName matches c["name"] segments that could be written c.name.
-var quotedName = regexp.MustCompile(`\["([\p{L}_][\p{L}\p{N}_]*)"\]`)
+var quotedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\["([\p{L}_][\p{L}\p{N}_]*)"\]`) })
 
 // groupText is an expression's text for matching SELECT entries with GROUP BY
 // expressions, where c["a"] and c.a are the same.
-func groupText(x expr) string { return quotedName.ReplaceAllString(sqlText(x), ".$1") }
+func groupText(x expr) string { return quotedName().ReplaceAllString(sqlText(x), ".$1") }
 
 // sqlText renders an expression as the gateway writes it in a query plan.
 func sqlText(x expr) string { return string(x.appendSQL(nil)) }
