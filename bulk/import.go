@@ -211,6 +211,12 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	t.rej = o.Rejected
 	skip := newDoneSet(st.Prefix, st.Above)
 
+	// A write the account refused for good (RefusedError) stops the feeding of lines,
+	// not the writes already sent: those are left to get their answers, so that one the
+	// service applied is counted as done rather than cut off in flight with its fate
+	// unknown (its answer would be lost, though the item is stored).
+	feedCtx, stopFeeding := context.WithCancelCause(runCtx)
+	defer stopFeeding(nil)
 	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for range o.Concurrency {
@@ -218,8 +224,15 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if feedCtx.Err() != nil {
+					continue // handed over but not sent: not done, sent again on resume
+				}
 				r := write(runCtx, &o, j, resumed)
-				if err := t.finish(r); err != nil {
+				var refused *RefusedError
+				switch err := t.finish(r); {
+				case errors.As(err, &refused):
+					stopFeeding(err)
+				case err != nil:
 					stop(err)
 				}
 			}
@@ -243,7 +256,7 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		}
 	}()
 
-	readErr := readLines(runCtx, src, &o, skip, t, jobs)
+	readErr := readLines(feedCtx, src, &o, skip, t, jobs)
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
 		stop(readErr)
 	}
@@ -252,12 +265,12 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	close(ckDone)
 	<-ckExited
 
-	complete := runCtx.Err() == nil && readErr == nil
+	complete := feedCtx.Err() == nil && readErr == nil
 	t.end(complete)
 	ckErr := t.checkpoint(complete)
 	rep := t.report(complete)
 
-	err := context.Cause(runCtx)
+	err := context.Cause(feedCtx) // runCtx's cause when it was stopped, else a refusal
 	switch {
 	case complete:
 		err = nil

@@ -116,7 +116,7 @@ func TestAnImportWhoseWritesCannotWorkStopsAtOnceWithThatError(t *testing.T) {
 	}
 	reportJSON(t, out, &rep)
 	if code != 0 || rep.Created != lines || rep.Runs != 1 {
-		t.Fatalf("the same command, the cause gone: exit %d, report %+v: %s", code, rep, errOut)
+		t.Fatalf("the same command, the cause gone: exit %d, report %+v: %s\n%s", code, rep, errOut, out)
 	}
 }
 
