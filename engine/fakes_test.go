@@ -57,6 +57,8 @@ type fakeTransport struct {
 	// is a refused connection); accountCalls lists the endpoints asked, in order.
 	accountReplies map[string]reply
 	accountCalls   []string
+	// containerBlock lists the endpoints where a read of a container's definition hangs.
+	containerBlock map[string]bool
 }
 
 func newFakeTransport(acct cosmos.Account) *fakeTransport {
@@ -86,6 +88,12 @@ func (f *fakeTransport) Do(ctx context.Context, endpoint string, req *cosmos.Req
 		return &cosmos.Response{StatusCode: 200, Body: body, Header: http.Header{}}, nil
 	}
 	if req.Method == http.MethodGet && len(cosmos.PathSegments(req.Path)) == 4 {
+		if f.containerBlock[endpoint] {
+			f.mu.Unlock()
+			f.blocked <- endpoint
+			<-ctx.Done()
+			return nil, &cosmos.NetworkError{Endpoint: endpoint, Sent: true, Err: ctx.Err()}
+		}
 		body, _ := json.Marshal(cosmos.Container{ID: "c", PartitionKey: cosmos.PartitionKeyDefinition{Paths: f.pkPaths, Kind: "Hash", Version: 2}})
 		f.mu.Unlock()
 		return &cosmos.Response{StatusCode: 200, Body: body, Header: http.Header{}}, nil

@@ -267,6 +267,10 @@ func (c *Client) probeItemRead(ctx context.Context, read Operation, acct *cosmos
 		defer cancel()
 		t := c.clock.AfterFunc(deadline.Sub(c.clock.Now()), cancel)
 		defer t.Stop()
+		// The container's definition is read region after region, each attempt fitted
+		// into what is left, so that a hung first region leaves time for the next and
+		// for the reads that follow.
+		ctx = context.WithValue(ctx, e2eDeadlineKey{}, deadline)
 	}
 	def, err := c.partitionKeyDefinition(ctx, read.Database, read.Container, acct, endpointOf(acct.WritableLocations[0]))
 	if err != nil {

@@ -106,7 +106,12 @@ func TestRegionsMeasuresAReadAndCountsASlowOne(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	clk.Advance(time.Second)
-	rep := <-done
+	var rep *RegionsReport
+	select {
+	case rep = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("regions did not end once its 2 s had passed")
+	}
 	if rep.Measurement.Request != "read" || rep.Measurement.TimeoutMs != 1000 {
 		t.Fatalf("measurement %+v", rep.Measurement)
 	}
@@ -136,5 +141,86 @@ func TestRegionsMeasuresAReadAndCountsASlowOne(t *testing.T) {
 	}
 	if failures["East US"][health.Timeout] != 1 || failures["North Europe"][health.Unavailable] != 1 || len(failures["West US"]) != 0 {
 		t.Fatalf("region health %v: the slow read is East US's timeout, the 503 North Europe's failure", failures)
+	}
+}
+
+// With the write region hung, regions reads the container's definition (for the probe
+// item's key) from the next region once half of its time is gone, and still measures
+// every region: the healthy ones answer, the hung one is its timeout. (The definition's
+// read to the hung region used to take the whole end-to-end timeout, and every region
+// then showed as timed out.)
+func TestRegionsReadsTheContainerAroundAHungWriteRegion(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	tr := newFakeTransport(fakeAccount(false))
+	tr.containerBlock = map[string]bool{"http://east": true}
+	tr.on("http://east", reply{block: true})
+	tr.on("http://west", reply{status: 404})
+	tr.on("http://north", reply{status: 404})
+	c := newTestClient(t, tr, clk)
+	done := make(chan *RegionsReport, 1)
+	go func() {
+		rep, err := c.Regions(context.Background(), RegionsOptions{Measure: true, Timeout: 2 * time.Second,
+			Read: &Operation{Kind: OpRead, Database: "db", Container: "c", ID: "cosmosctl-probe"}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	if ep := blockedWithin(t, tr); ep != "http://east" {
+		t.Fatalf("the first container read went to %s", ep)
+	}
+	// The attempt to the hung region gets half of the 2 s: its timer goes at 1 s.
+	waitFor(t, func() bool { return clk.Pending() >= 3 })
+	clk.Advance(time.Second)
+	if ep := blockedWithin(t, tr); ep != "http://east" {
+		t.Fatalf("the measuring read to East US did not start: %s", ep)
+	}
+	waitFor(t, func() bool {
+		calls := strings.Join(tr.callLog(), " ")
+		return strings.Contains(calls, "http://west") && strings.Contains(calls, "http://north")
+	})
+	clk.Advance(time.Second)
+	var rep *RegionsReport
+	select {
+	case rep = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("regions did not end once its 2 s had passed")
+	}
+	if rep.Measurement.Request != "read" {
+		t.Fatalf("measurement %+v: the container's definition was not read from another region", rep.Measurement)
+	}
+	for _, r := range rep.Regions {
+		switch {
+		case r.Name == "East US" && !r.TimedOut:
+			t.Errorf("East US %+v: want its timeout", r)
+		case r.Name != "East US" && (!r.Answered || r.Status != 404):
+			t.Errorf("%s %+v: want its answer", r.Name, r)
+		}
+	}
+}
+
+// waitFor waits, in real time and at most 10 s, until cond holds: for goroutines of the
+// engine to reach a point a fake clock's test then advances from.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// blockedWithin returns the endpoint of the next request the fake transport holds, or
+// fails the test if none arrives within 10 s of real time.
+func blockedWithin(t *testing.T, tr *fakeTransport) string {
+	t.Helper()
+	select {
+	case ep := <-tr.blocked:
+		return ep
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the hung region within 10 s")
+		return ""
 	}
 }

@@ -120,8 +120,11 @@ func (c *Client) partitionKeyDefinition(ctx context.Context, db, coll string, ac
 	}
 	var resp *cosmos.Response
 	var err error
-	for _, ep := range endpoints {
-		resp, err = c.do(ctx, ClassMetadata, ep, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)})
+	for i, ep := range endpoints {
+		// Fitted into the end-to-end timeout while another region remains (fitTimeout): a
+		// hung first region must leave time to ask the next.
+		at := c.sendFitted(ctx, ClassMetadata, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: cosmos.ContainerPath(db, coll)}, i < len(endpoints)-1)
+		resp, err = at.resp, at.err
 		if err == nil || ctx.Err() != nil || (resp != nil && resp.StatusCode < 500 && resp.StatusCode != 408 && resp.StatusCode != 429) {
 			break
 		}
