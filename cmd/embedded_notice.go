@@ -108,25 +108,56 @@ func noticeDue(io *IOStreams, what string) bool {
 	return !errors.Is(err, errNoticeShown)
 }
 
-// parentProcessRun names the run of this process's parent: its pid, and on Linux its
-// start time, which tells it from a later process given the same pid. No parent, or
+// parentProcessRun names the run of the script that started this process: its pid, and
+// on Linux its start time, which tells it from a later process given the same pid. A
+// shell forks itself for a pipeline, a $(…) or a { …; } group, so the parent of a
+// command there is a copy of the script's shell: on Linux the walk goes up through
+// parents with the same command line as theirs, to the script itself. No parent, or
 // init (pid 1: a service manager that starts every service), tells no script apart.
 func parentProcessRun() (string, bool) {
-	ppid := os.Getppid()
-	if ppid <= 1 {
+	pid := os.Getppid()
+	if pid <= 1 {
 		return "", false
 	}
-	key := "parent " + strconv.Itoa(ppid)
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/stat"); err == nil {
-		// After the command name in parentheses come the fields from the third, state;
-		// the start time is the 22nd.
-		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
-			if f := strings.Fields(string(b[i+1:])); len(f) > 19 {
-				key += " started " + f[19]
-			}
+	stat := procStat(pid)
+	for range 32 { // subshells nest, but not without end
+		up, _ := strconv.Atoi(statField(stat, 4))
+		if up <= 1 || procCmdline(up) == "" || procCmdline(up) != procCmdline(pid) {
+			break
 		}
+		pid, stat = up, procStat(up)
+	}
+	key := "parent " + strconv.Itoa(pid)
+	if start := statField(stat, 22); start != "" {
+		key += " started " + start
 	}
 	return key, true
+}
+
+// procStat is /proc/PID/stat, "" where there is none.
+func procStat(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return string(b)
+}
+
+// procCmdline is /proc/PID/cmdline, "" where there is none.
+func procCmdline(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return string(b)
+}
+
+// statField is the nth field (from 1) of a /proc/PID/stat line, "" if it has none. The
+// command name, the second, is in parentheses and may hold blanks: the fields from the
+// third on come after the last ")".
+func statField(stat string, n int) string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 || n < 3 {
+		return ""
+	}
+	if f := strings.Fields(stat[i+1:]); len(f) > n-3 {
+		return f[n-3]
+	}
+	return ""
 }
 
 // quietFromEnv reads COSMOSCTL_QUIET: 1, true, yes or on silence notices; 0, false, no,

@@ -71,17 +71,31 @@ func printJSON(io *IOStreams, v any) error { return output.WriteJSON(io.Out, v) 
 
 func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 	opts := &controlOptions{io: io}
+	var wait time.Duration
 	c := &cobra.Command{
-		Use:     "status",
-		Short:   "Show a running emulator's regions, latencies and faults",
-		Example: "  cosmosctl emulator status\n  cosmosctl emulator status -o json | jq '.faults'",
-		Args:    noArgs,
+		Use:   "status",
+		Short: "Show a running emulator's regions, latencies and faults",
+		Long: `Show a running emulator's regions, latencies, fault rules and settings.
+
+--wait D makes it a readiness probe: it asks again until the emulator answers or D
+has passed, so that a script that started ` + "`cosmosctl emulator &`" + ` waits for it
+without a sleep. An emulator that is not up yet refuses the connection; any answer
+(a refused key included) is final. Not answered within D: exit 8.`,
+		Example: `  cosmosctl emulator status
+  cosmosctl emulator status -o json | jq '.faults'
+  cosmosctl emulator --port 8081 & cosmosctl emulator status --wait 30s >/dev/null   # ready`,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cl, err := opts.client()
 			if err != nil {
 				return err
 			}
-			st, err := cl.State(c.Context())
+			var st emulator.State
+			if wait > 0 {
+				st, err = waitForEmulator(c.Context(), cl, wait)
+			} else {
+				st, err = cl.State(c.Context())
+			}
 			if err != nil {
 				return err
 			}
@@ -116,6 +130,7 @@ func newEmulatorStatusCmd(io *IOStreams) *cobra.Command {
 		},
 	}
 	opts.addFlags(c)
+	c.Flags().DurationVar(&wait, "wait", 0, "ask until the emulator answers, at most this long (a readiness probe; 0: ask once)")
 	return c
 }
 

@@ -149,7 +149,8 @@ func ExitCode(err error) int {
 	}
 	var ne *cosmos.NetworkError
 	var eu *embeddedUnavailableError
-	if errors.As(err, &ne) || errors.As(err, &eu) {
+	var nu *emulatorNotUpError
+	if errors.As(err, &ne) || errors.As(err, &eu) || errors.As(err, &nu) {
 		return ExitUnavailable
 	}
 	return ExitError

@@ -61,12 +61,16 @@ const announced = "is a cosmosctl emulator; using what it announces"
 // script (another process) once again.
 func TestTheEmulatorNoticeIsPrintedOncePerScriptRun(t *testing.T) {
 	_, env := standalone(t)
-	// The two commands of the pipeline run at once. (The second reads all of the first's
+	// The two commands of the pipeline run at once; the $(…) and { …; } run in copies of
+	// the script's shell, which are the same script run. (The second reads all of the first's
 	// output: a command that read none could end first and cut the first off, exit 141
 	// under pipefail.)
 	steps := `echo '{"id":"order-1","pk":"tenant-7"}' | cosmosctl create -f - >/dev/null
 cosmosctl read order-1 --pk tenant-7 >/dev/null
 cosmosctl query "SELECT * FROM c" -o ndjson | cosmosctl import - --mode upsert >/dev/null
+n=$(cosmosctl query "SELECT VALUE COUNT(1) FROM c" -o ndjson | wc -l)
+total=$(cosmosctl read order-1 --pk tenant-7 --jq .status_code)
+{ cosmosctl read order-1 --pk tenant-7 >/dev/null; echo "$n $total"; } | cat >/dev/null
 cosmosctl delete order-1 --pk tenant-7
 `
 	for run := 1; run <= 2; run++ {
@@ -91,7 +95,8 @@ func TestQuietSilencesEveryNotice(t *testing.T) {
 	_, env := standalone(t)
 	dir := t.TempDir()
 	feed := filepath.Join(dir, "feed.json")
-	// The two commands of the pipeline run at once. (The second reads all of the first's
+	// The two commands of the pipeline run at once; the $(…) and { …; } run in copies of
+	// the script's shell, which are the same script run. (The second reads all of the first's
 	// output: a command that read none could end first and cut the first off, exit 141
 	// under pipefail.)
 	steps := `echo '{"id":"order-1","pk":"tenant-7"}' | cosmosctl upsert -f - QUIET >/dev/null
