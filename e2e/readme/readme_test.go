@@ -49,6 +49,7 @@ var readmeNotRun = map[string]string{
 	"go test -run='^$' -fuzz=":                                "fuzzing runs for 30–60 s by design; the fuzz targets' seed corpora run in go test",
 	"go test -run='^$' -bench=":                               "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
 	"go build -o cosmosctl .":                                 "builds the binary this test runs: cosmosctlBinary builds it with go build",
+	"examples/rehearse-incident.sh":                           "starts a standalone emulator on 8081 and the next three ports, which may be taken; e2e/runbook runs it on free ports with 2 s probes and checks its transcript",
 	"cosmosctl changes --from now --follow --state feed.json": "follows the feed until Ctrl-C; TestChangesFollowUntilInterrupted runs it and interrupts it (exit 130, the position saved and named on stderr)",
 }
 

@@ -10,9 +10,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,4 +145,31 @@ func Main(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// FreePorts returns the first of n consecutive loopback ports that are free now, for a
+// program that takes a base port and the ones after it (the standalone emulator and
+// its regions), below Linux's ephemeral range so that outgoing connections do not take
+// them meanwhile.
+func FreePorts(t testing.TB, n int) int {
+	t.Helper()
+	for try := 0; try < 100; try++ {
+		base := 20000 + rand.IntN(12000)
+		var held []net.Listener
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				break
+			}
+			held = append(held, ln)
+		}
+		for _, ln := range held {
+			ln.Close()
+		}
+		if len(held) == n {
+			return base
+		}
+	}
+	t.Fatalf("no %d consecutive free ports found in 100 tries", n)
+	return 0
 }
