@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // importState is what the kill test reads of a state file.
@@ -82,7 +84,7 @@ func TestImportKilledTwiceWithLostAnswersStoresEveryItemOnce(t *testing.T) {
 		t.Skip("builds the binary and imports 50,000 items")
 	}
 	const items = 50000
-	bin := cosmosctlBinary(t)
+	bin := testkit.Binary(t)
 	endpoint := emulatorProcess(t, bin, isolatedEnv(t), "--latency", "none")
 	env := isolatedEnv(t, "COSMOSCTL_ENDPOINT="+endpoint)
 	if code, _, errOut := runBinary(t, bin, env, "emulator", "fault", "add", "--endpoint", endpoint,

@@ -9,36 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// cosmosctlBinary builds the command once per test process.
-func cosmosctlBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cosmosctl-acceptance")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cosmosctl")
-		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/cosmosctl/cosmosctl").CombinedOutput(); err != nil {
-			buildErr, binPath = err, string(out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building cosmosctl: %v\n%s", buildErr, binPath)
-	}
-	return binPath
-}
 
 // isolatedEnv is the environment of the processes a test runs: the test's own, with a
 // scratch home, cache and state directory and no profile, so that nothing the machine
