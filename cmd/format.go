@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -209,16 +207,4 @@ func (f *formatFlags) code() (*gojq.Code, error) {
 		return nil, nil
 	}
 	return compileJQ(f.jq)
-}
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&", as
-// every JSON cosmosctl prints (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/health"
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/probe"
 )
@@ -250,7 +251,7 @@ type regionJSON struct {
 
 // MarshalJSON writes the region as regionJSON.
 func (r regionWithHealth) MarshalJSON() ([]byte, error) {
-	return marshalJSON(regionJSON{RegionInfoJSON: r.RegionInfo.JSON(), Health: r.Health})
+	return jsonenc.Marshal(regionJSON{RegionInfoJSON: r.RegionInfo.JSON(), Health: r.Health})
 }
 
 // JSONSchemaAlias is the type the region's JSON schema is generated from.

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // The JSON of the engine's records follows cosmosctl's vocabulary (docs/json/README.md):
@@ -51,7 +52,7 @@ type AttemptJSON struct {
 func (a Attempt) MarshalJSON() ([]byte, error) {
 	j := AttemptJSON{attemptFields: attemptFields(a), StartMs: ms(a.Start), DurationMs: ms(a.Duration), TimeoutMs: ms(a.Timeout)}
 	j.StatusCode, j.SubStatus = statusOrNull(a.StatusCode, a.SubStatus)
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the attempt's JSON schema is generated from.
@@ -99,7 +100,7 @@ func (d Diagnostics) MarshalJSON() ([]byte, error) {
 	if out.Regions == nil {
 		out.Regions = []RegionNote{}
 	}
-	return marshalJSON(out)
+	return jsonenc.Marshal(out)
 }
 
 // JSONSchemaAlias is the type the diagnostics' JSON schema is generated from.
@@ -122,7 +123,7 @@ type RegionInfoJSON struct {
 }
 
 // MarshalJSON writes the region as RegionInfoJSON.
-func (r RegionInfo) MarshalJSON() ([]byte, error) { return marshalJSON(r.JSON()) }
+func (r RegionInfo) MarshalJSON() ([]byte, error) { return jsonenc.Marshal(r.JSON()) }
 
 // JSON is the region as it is written.
 func (r RegionInfo) JSON() RegionInfoJSON {
@@ -170,17 +171,4 @@ func (r *RegionInfo) UnmarshalJSON(b []byte) error {
 		r.Latency = time.Duration(*j.LatencyMs * float64(time.Millisecond))
 	}
 	return nil
-}
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
-// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
-// (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -1,10 +1,11 @@
 package health
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // EntryJSON is an Entry as JSON, in cosmosctl's vocabulary (docs/json/README.md): times
@@ -66,7 +67,7 @@ func (e Entry) JSON() EntryJSON {
 }
 
 // MarshalJSON writes the entry as EntryJSON.
-func (e Entry) MarshalJSON() ([]byte, error) { return marshalJSON(e.JSON()) }
+func (e Entry) MarshalJSON() ([]byte, error) { return jsonenc.Marshal(e.JSON()) }
 
 // JSONSchemaAlias is the type the entry's JSON schema is generated from.
 func (Entry) JSONSchemaAlias() any { return EntryJSON{} }
@@ -91,19 +92,6 @@ func CauseCounts(m map[Cause]int) map[string]int {
 		out[c.JSONName()] = n
 	}
 	return out
-}
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
-// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
-// (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // CausesOf reads failure counts keyed by JSONName (CauseCounts' inverse).

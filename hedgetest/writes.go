@@ -1,7 +1,6 @@
 package hedgetest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 	"github.com/cosmosctl/cosmosctl/retries"
 	"github.com/cosmosctl/cosmosctl/workload"
 )
@@ -136,7 +136,7 @@ func (s WriteSummary) MarshalJSON() ([]byte, error) {
 	if j.WriteRegions == nil {
 		j.WriteRegions = []string{}
 	}
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the summary's JSON schema is generated from.
@@ -285,17 +285,4 @@ func (s WriteSummary) Regions() []string {
 		return out[i] < out[j]
 	})
 	return out
-}
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
-// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
-// (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

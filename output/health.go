@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/health"
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // causes in the order a failure breakdown lists them when counts tie.
@@ -264,7 +265,7 @@ func (k KindHealth) MarshalJSON() ([]byte, error) {
 	if j.UnavailablePartitionKeyRanges == nil {
 		j.UnavailablePartitionKeyRanges = []string{}
 	}
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the health's JSON schema is generated from.

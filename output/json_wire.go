@@ -1,10 +1,10 @@
 package output
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // The JSON of the objects in this package follows cosmosctl's vocabulary
@@ -66,7 +66,7 @@ func (r ResultObject) MarshalJSON() ([]byte, error) {
 	if len(j.Item) == 0 {
 		j.Item = json.RawMessage("null")
 	}
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the result's JSON schema is generated from.
@@ -103,7 +103,7 @@ func (e ErrorObject) MarshalJSON() ([]byte, error) {
 		ActivityID: stringOrNull(e.ActivityID), RequestCharge: floatOrNull(e.RequestCharge), RetryAfterMs: floatOrNull(e.RetryAfterMs),
 		Endpoint: stringOrNull(e.Endpoint), RequestSent: e.RequestSent, TimeoutMs: floatOrNull(e.TimeoutMs)}
 	j.StatusCode, j.SubStatus = statusOrNull(e.StatusCode, e.SubStatus)
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the error's JSON schema is generated from.
@@ -128,21 +128,8 @@ func (p QueryPage) MarshalJSON() ([]byte, error) {
 	j := QueryPageJSON{queryPageFields: queryPageFields(p), RangeID: stringOrNull(p.RangeID),
 		WinningRegion: stringOrNull(p.WinningRegion), Note: stringOrNull(p.Note)}
 	j.StatusCode, j.SubStatus = statusOrNull(p.StatusCode, p.SubStatus)
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the page's JSON schema is generated from.
 func (QueryPage) JSONSchemaAlias() any { return QueryPageJSON{} }
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
-// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
-// (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // DatabaseInfo is one database as `db ls` and `db show` print it.
@@ -86,7 +88,7 @@ func (t ThroughputInfo) MarshalJSON() ([]byte, error) {
 		ru := t.RUPerSecond
 		j.RUPerSecond = &ru
 	}
-	return marshalJSON(j)
+	return jsonenc.Marshal(j)
 }
 
 // JSONSchemaAlias is the type the throughput's JSON schema is generated from.

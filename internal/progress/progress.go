@@ -8,7 +8,6 @@
 package progress
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // Mode is how progress is shown.
@@ -87,7 +87,7 @@ type EventJSON struct {
 }
 
 // MarshalJSON writes the event as EventJSON.
-func (e Event) MarshalJSON() ([]byte, error) { return marshalJSON(e.JSON()) }
+func (e Event) MarshalJSON() ([]byte, error) { return jsonenc.Marshal(e.JSON()) }
 
 // JSONSchemaAlias is the type the event's JSON schema is generated from (docs/json).
 func (Event) JSONSchemaAlias() any { return EventJSON{} }
@@ -369,16 +369,3 @@ func ETA(d time.Duration) string {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
-
-// marshalJSON encodes v as encoding/json does, without escaping "<", ">" and "&": a
-// MarshalJSON's bytes are used as they are, and cosmosctl's JSON never escapes them
-// (output.WriteJSON).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
