@@ -56,25 +56,7 @@ func TestAnInterruptedImportPrintsTheExactCommandThatResumesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Interrupted once a checkpoint holds some lines done: the import is under way.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		b, _ := os.ReadFile(state)
-		var st struct {
-			State struct {
-				Counts struct {
-					Lines int64 `json:"lines"`
-				} `json:"counts"`
-			} `json:"state"`
-		}
-		if json.Unmarshal(b, &st) == nil && st.State.Counts.Lines > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no checkpoint within a minute")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForCheckpoint(t, cmd, state)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

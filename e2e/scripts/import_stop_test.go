@@ -139,25 +139,7 @@ func TestAnImportRefusedMidwayKeepsWhatItDidAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once a checkpoint holds lines done, the account starts refusing the credential.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		b, _ := os.ReadFile(state)
-		var st struct {
-			State struct {
-				Counts struct {
-					Lines int64 `json:"lines"`
-				} `json:"counts"`
-			} `json:"state"`
-		}
-		if json.Unmarshal(b, &st) == nil && st.State.Counts.Lines > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no checkpoint within a minute")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForCheckpoint(t, cmd, state)
 	if _, err := srv.AddFault(faults.Rule{Operations: []string{"create"}, Effect: faults.EffectStatus, Status: 401}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,5 +171,30 @@ func TestAnImportRefusedMidwayKeepsWhatItDidAndResumes(t *testing.T) {
 	reportJSON(t, stdout, &again)
 	if code != 0 || again.Created != lines || again.AlreadyPresent != 0 || again.Runs != 2 {
 		t.Fatalf("resumed: exit %d, report %+v: %s", code, again, stderr)
+	}
+}
+
+// waitForCheckpoint waits until the import cmd runs has saved a checkpoint in state
+// with lines done, polling the file for at most a minute: the import is then under way.
+func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, state string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, _ := os.ReadFile(state)
+		var st struct {
+			State struct {
+				Counts struct {
+					Lines int64 `json:"lines"`
+				} `json:"counts"`
+			} `json:"state"`
+		}
+		if json.Unmarshal(b, &st) == nil && st.State.Counts.Lines > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no checkpoint within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
