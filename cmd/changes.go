@@ -253,7 +253,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	if !r.ndjson {
 		r.table = output.NewChangesTable(io.Out, io.outStyles(o.conn.noColor))
-		r.pkPaths, _ = sess.client.PartitionKeyPaths(ctx, sess.settings.Database, sess.settings.Container)
+		r.pkPaths, _ = sess.client.PartitionKeyPaths(ctx, sess.settings.Database, sess.settings.Container, 0)
 	}
 	runErr := r.read(feedCtx)
 	if runErr != nil && ctx.Err() == nil && feedCtx.Err() != nil {

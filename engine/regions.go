@@ -365,8 +365,16 @@ func (c *Client) Ping(ctx context.Context, region string) (*cosmos.Response, err
 }
 
 // PartitionKeyPaths returns a container's partition key paths ("/pk", or one per level of
-// a hierarchical key), read from the write region once per process.
-func (c *Client) PartitionKeyPaths(ctx context.Context, database, container string) ([]string, error) {
+// a hierarchical key), read once per process from the write region, else from the other
+// regions in turn. within, when not 0, bounds the read as an end-to-end timeout does:
+// each region's attempt is fitted into what is left (fitTimeout), so that a hung write
+// region leaves time for the next region to answer.
+func (c *Client) PartitionKeyPaths(ctx context.Context, database, container string, within time.Duration) ([]string, error) {
+	if within > 0 {
+		var stop func()
+		ctx, _, stop = c.withE2ETimeout(ctx, within)
+		defer stop()
+	}
 	acct, err := c.topology.get(ctx)
 	if err != nil {
 		return nil, err

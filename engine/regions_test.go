@@ -224,3 +224,36 @@ func blockedWithin(t *testing.T, tr *fakeTransport) string {
 		return ""
 	}
 }
+
+// PartitionKeyPaths within a time bound reads the container's definition from the next
+// region once the hung write region has had half of it, instead of spending all of it
+// there (probe's set-up: its item's key then has the container's levels).
+func TestPartitionKeyPathsWithinABoundAsksTheNextRegionAfterAHungWriteRegion(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	tr := newFakeTransport(fakeAccount(false))
+	tr.pkPaths = []string{"/tenant", "/user"}
+	tr.containerBlock = map[string]bool{"http://east": true}
+	c := newTestClient(t, tr, clk)
+	type result struct {
+		paths []string
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		paths, err := c.PartitionKeyPaths(context.Background(), "db", "c", 2*time.Second)
+		done <- result{paths, err}
+	}()
+	if ep := blockedWithin(t, tr); ep != "http://east" {
+		t.Fatalf("the first container read went to %s", ep)
+	}
+	waitFor(t, func() bool { return clk.Pending() >= 2 })
+	clk.Advance(time.Second)
+	select {
+	case r := <-done:
+		if r.err != nil || strings.Join(r.paths, ",") != "/tenant,/user" {
+			t.Fatalf("paths %v, %v: want the definition from the next region", r.paths, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("PartitionKeyPaths did not ask the next region once half of its 2 s had passed")
+	}
+}

@@ -141,17 +141,15 @@ type itemSetUp struct {
 // run finds the probe item or creates it; done is false when it could do neither, and
 // why says why.
 func (s *itemSetUp) run(ctx context.Context, regions, all []string) (done bool, err error) {
-	pctx, cancel := context.WithTimeout(ctx, s.attempt)
-	paths, pathsErr := s.client.PartitionKeyPaths(pctx, s.op.Database, s.op.Container)
-	cancel()
+	paths, pathsErr := s.client.PartitionKeyPaths(ctx, s.op.Database, s.op.Container, s.attempt)
 	if pathsErr != nil && ruledOut(pathsErr) {
 		return false, asUsage(pathsErr)
 	}
 	levels := len(paths)
 	if pathsErr != nil {
-		// The container's definition comes from the write region, which may be the sick
-		// one: the probe item of a container with one partition key path is the commonest
-		// guess, and reads of it still tell each region's health.
+		// No region gave the container's definition in time: the probe item of a
+		// container with one partition key path is the commonest guess, and reads of it
+		// still tell each region's health.
 		levels = 1
 	}
 	pk, err := itemKey(levels)
@@ -174,7 +172,7 @@ func (s *itemSetUp) run(ctx context.Context, regions, all []string) (done bool, 
 		unread = "no region could read it (" + readErr.Error() + ")"
 	}
 	if pathsErr != nil {
-		s.why = fmt.Sprintf("its container's partition key paths could not be read from the write region (%s), and %s; it is read with a one-level partition key", describe(pathsErr), unread)
+		s.why = fmt.Sprintf("its container's partition key paths could not be read from any region (%s), and %s; it is read with a one-level partition key", describe(pathsErr), unread)
 		return false, nil
 	}
 	// Not found, or no region could say: an upsert creates it, and rewrites it
