@@ -46,8 +46,23 @@ func TestEmulatorStatusWaitAsksUntilTheEmulatorAnswers(t *testing.T) {
 			t.Fatal("status --wait did not ask within 10 s")
 		}
 	}
+	// The regions' ports are free ones held until now, not the ports after the global
+	// endpoint's, which another connection may hold.
+	cfg := emulator.Config{Port: port}
+	var held []net.Listener
+	for _, name := range emulator.DefaultRegions {
+		rl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, rl)
+		cfg.Regions = append(cfg.Regions, emulator.RegionConfig{Name: name, Port: rl.Addr().(*net.TCPAddr).Port})
+	}
 	l.Close()
-	srv, err := emulator.Start(emulator.Config{Port: port}, emulator.Options{})
+	for _, rl := range held {
+		rl.Close()
+	}
+	srv, err := emulator.Start(cfg, emulator.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
