@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -71,6 +72,8 @@ type Options struct {
 	Rejected io.Writer
 
 	runID string // the state's, for the tracking ids
+	// halt stops the run with an error (an outage seen by a write).
+	halt func(error)
 }
 
 // Progress is a run's progress: the lines this process did (Rejected of them
@@ -100,11 +103,24 @@ func (e *FailFastError) Unwrap() error { return e.Err }
 type UnavailableError struct {
 	Failures int
 	Err      error
+	// Hung: a write got no answer within its bound while no other write was answered.
+	// AtEnd: the writes at the end of the input failed, with none answered after them.
+	Hung, AtEnd bool
 }
 
 func (e *UnavailableError) Error() string {
+	switch {
+	case e.Hung:
+		return fmt.Sprintf("stopped: a write got no answer within its bound and no other write was answered meanwhile (the write region is hung or unreachable): %v; the lines not answered are not marked done", e.Err)
+	case e.AtEnd:
+		if e.Failures == 1 {
+			return fmt.Sprintf("stopped: the last write failed for the service's availability, with: %v; its line is not marked done", e.Err)
+		}
+		return fmt.Sprintf("stopped: the last %d writes failed for the service's availability with no write answered after them, the last with: %v; those lines are not marked done", e.Failures, e.Err)
+	}
 	return fmt.Sprintf("stopped after %d writes in a row failed, the last with: %v; those lines are not marked done", e.Failures, e.Err)
 }
+
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
@@ -163,6 +179,7 @@ type job struct {
 	body []byte
 	id   string
 	pk   cosmos.PartitionKey
+	key  string // itemKey(id, pk): lines of one item are written in order
 }
 
 type outcome int
@@ -171,6 +188,14 @@ const (
 	outCreated outcome = iota
 	outPresent
 	outUpdated
+	// outUncertain is an upsert answered 200 after an earlier attempt of the line, in
+	// this process or one before it, may have been applied: whether the line created
+	// the item or updated it is not known.
+	outUncertain
+	// outSuperseded is a line whose write failed for availability and that a later line
+	// of the same item then overwrote: the item holds the later line, as a sequential
+	// import would leave it, so the line is done and not rejected.
+	outSuperseded
 	outFailed    // the service refused the write: final
 	outTransient // the write failed for availability, after every retry
 	outBad       // the line is not an item
@@ -182,6 +207,7 @@ const (
 // result is what came of one line.
 type result struct {
 	n         int64
+	key       string
 	out       outcome
 	reason    string
 	err       error
@@ -207,7 +233,16 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	st.Runs++
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	t := &tracker{o: &o, st: st, done: newDoneSet(st.Prefix, st.Above), start: o.Clock.Now(), elapsed: st.Elapsed, rejBytes: st.RejectedBytes}
+	t := &tracker{o: &o, st: st, done: newDoneSet(st.Prefix, st.Above), start: o.Clock.Now(), elapsed: st.Elapsed, rejBytes: st.RejectedBytes,
+		horizon: st.SentThrough}
+	// sentBefore: the lines of a resumed run up to it may have been sent by an earlier
+	// process (which reserved them in its state before sending them); lines after it
+	// were never sent. A state without the horizon (all of it may have been sent) is
+	// read as reserving every line.
+	sentBefore := st.SentThrough
+	if resumed && sentBefore == 0 {
+		sentBefore = math.MaxInt64
+	}
 	t.rej = o.Rejected
 	skip := newDoneSet(st.Prefix, st.Above)
 
@@ -217,6 +252,9 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	// unknown (its answer would be lost, though the item is stored).
 	feedCtx, stopFeeding := context.WithCancelCause(runCtx)
 	defer stopFeeding(nil)
+	t.refused = stopFeeding
+	o.halt = stop
+	order := newKeyOrder(max(64, 4*o.Concurrency))
 	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for range o.Concurrency {
@@ -224,16 +262,19 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				if feedCtx.Err() != nil {
-					continue // handed over but not sent: not done, sent again on resume
-				}
-				r := write(runCtx, &o, j, resumed)
-				var refused *RefusedError
-				switch err := t.finish(r); {
-				case errors.As(err, &refused):
-					stopFeeding(err)
-				case err != nil:
-					stop(err)
+				// The line, then the lines of the same item read since, in order.
+				for ok := true; ok; j, ok = order.next(j.key) {
+					if feedCtx.Err() != nil {
+						continue // handed over but not sent: not done, sent again on resume
+					}
+					r := write(runCtx, &o, t, j, resumed && j.n <= sentBefore)
+					var refused *RefusedError
+					switch err := t.finish(r); {
+					case errors.As(err, &refused):
+						stopFeeding(err)
+					case err != nil:
+						stop(err)
+					}
 				}
 			}
 		}()
@@ -256,7 +297,7 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		}
 	}()
 
-	readErr := readLines(feedCtx, src, &o, skip, t, jobs)
+	readErr := readLines(feedCtx, src, &o, skip, t, order, jobs)
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
 		stop(readErr)
 	}
@@ -266,7 +307,10 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	<-ckExited
 
 	complete := feedCtx.Err() == nil && readErr == nil
-	t.end(complete)
+	if endErr := t.end(complete); endErr != nil {
+		stop(endErr)
+		complete = false
+	}
 	ckErr := t.checkpoint(complete)
 	rep := t.report(complete)
 
@@ -288,7 +332,7 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 
 // readLines reads the input and hands its items to the writers, skipping the lines
 // done before and settling bad lines itself.
-func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *tracker, jobs chan<- job) error {
+func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *tracker, order *keyOrder, jobs chan<- job) error {
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -310,6 +354,16 @@ func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *t
 				return err
 			}
 			continue
+		}
+		if err := t.reserve(j.n); err != nil {
+			return err
+		}
+		sendNow, err := order.admit(ctx, j)
+		if err != nil {
+			return err
+		}
+		if !sendNow {
+			continue // the writer of the item's line before it sends it next
 		}
 		select {
 		case jobs <- j:
@@ -369,7 +423,7 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 	if err != nil {
 		return bad(ReasonBadKey, err.Error())
 	}
-	return job{n: l.n, body: l.text, id: id, pk: pk}, nil
+	return job{n: l.n, body: l.text, id: id, pk: pk, key: itemKey(id, pk.JSON())}, nil
 }
 
 func missingPaths(doc map[string]any, paths []string) []string {
@@ -397,11 +451,15 @@ func missingPaths(doc map[string]any, paths []string) []string {
 // every process, so that a resumed run recognises the items it stored before.
 func TrackingID(runID string, line int64) string { return fmt.Sprintf("%s:%d", runID, line) }
 
-// write sends one item, retrying it when it failed for availability.
-func write(ctx context.Context, o *Options, j job, resumed bool) result {
-	r := result{n: j.n, item: j.body}
+// write sends one item, retrying it when it failed for availability. sentBefore says
+// that an earlier process of the run may have sent the line.
+func write(ctx context.Context, o *Options, t *tracker, j job, sentBefore bool) result {
+	r := result{n: j.n, key: j.key, item: j.body}
 	var throttles atomic.Int64
 	sent, throttled := 0, 0
+	// mayBeApplied: an earlier attempt of the line may have been applied, so an upsert's
+	// 200 may be the answer to the line's own earlier create.
+	mayBeApplied := sentBefore
 	for attempt := 0; ; attempt++ {
 		if err := o.Limiter.Wait(ctx); err != nil {
 			r.out = outCancelled
@@ -420,9 +478,10 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 		default:
 			op.Kind, op.WriteRetries = engine.OpCreate, retries.WriteRetriesWithTrackingID
 			op.TrackingID = TrackingID(o.runID, j.n)
-			op.SentBefore = resumed || sent > 0
+			op.SentBefore = sentBefore || sent > 0
 		}
 		sent++
+		answeredBefore, throttlesBefore := t.answers(), throttles.Load()
 		res, err := o.Client.Execute(ctx, op)
 		if res != nil && res.Diagnostics != nil {
 			r.ru += res.Diagnostics.RequestCharge
@@ -430,6 +489,15 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 		}
 		r.out, r.reason, r.status = classify(ctx, o.Mode, res, err)
 		r.err = err
+		wasThrottled := throttles.Load() > throttlesBefore
+		if r.out == outTransient && r.status == 0 && wasThrottled && ctx.Err() == nil {
+			// The end-to-end timeout ended the engine's waits after 429s: the container is
+			// busy, and answering.
+			r.status, r.reason = 429, "429 Too Many Requests (the end-to-end timeout ended the waits)"
+		}
+		if r.out == outUpdated && (mayBeApplied || appliedBefore(res)) {
+			r.out = outUncertain
+		}
 		if r.out == outTransient && r.status == 429 && throttled < throttledLineRetries && ctx.Err() == nil {
 			// Still throttled after the engine's own retries: the container is busy,
 			// not down. The line waits for the limiter (paused and slowed by the
@@ -437,6 +505,18 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 			throttled++
 			attempt--
 			continue
+		}
+		if r.out == outTransient {
+			mayBeApplied = true
+			if ctx.Err() == nil && timedOut(err) {
+				// No answer within the write's bound, and no other write answered since it
+				// was sent: the write region is hung or gone, and every line waiting on it
+				// would wait as long. The import stops now (these lines not done) rather
+				// than after every line's every retry.
+				if herr := t.writeTimedOut(answeredBefore, err); herr != nil {
+					o.halt(herr)
+				}
+			}
 		}
 		if r.out != outTransient || attempt >= o.LineRetries || !sleep(ctx, o.Clock, o.RetryWait<<attempt) {
 			if r.out == outTransient && ctx.Err() != nil {
@@ -447,6 +527,34 @@ func write(ctx context.Context, o *Options, j job, resumed bool) result {
 	}
 	r.throttles = throttles.Load()
 	return r
+}
+
+// timedOut reports a write that got no answer within its bound: the end-to-end timeout,
+// or the engine's last attempt timeout.
+func timedOut(err error) bool {
+	var te *engine.TimeoutError
+	return errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) || engine.IsAttemptTimeout(err)
+}
+
+// appliedBefore reports an operation whose attempts other than the winning one may have
+// been applied: one that got no answer or was cancelled (it may have been sent), or an
+// ambiguous answer (408, 449, 503, a 410 other than a routing one).
+func appliedBefore(res *engine.Result) bool {
+	if res == nil || res.Diagnostics == nil {
+		return false
+	}
+	atts := res.Diagnostics.Attempts
+	for _, a := range atts {
+		if a.N == res.Diagnostics.WinningAttempt || a.Reason == engine.ReasonVerify {
+			continue
+		}
+		switch {
+		case a.StatusCode == 0, a.StatusCode == 408, a.StatusCode == 449, a.StatusCode == 503,
+			a.StatusCode == 410 && !retries.IsRoutingGone(a.StatusCode, a.SubStatus):
+			return true
+		}
+	}
+	return false
 }
 
 func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {

@@ -11,7 +11,9 @@ import (
 
 // heldWrites answers the refused line only once the other writers' writes are in
 // flight, and holds those until the refusal has been answered: so they are in flight
-// when the import decides to stop, whatever the scheduling.
+// when the import decides to stop, whatever the scheduling. A write sent after those
+// waits until the import has recorded the refusal (recorded), so that how many more go
+// out does not depend on which goroutine the scheduler runs first.
 type heldWrites struct {
 	*fakeContainer
 	refused  string
@@ -19,6 +21,7 @@ type heldWrites struct {
 	others   int           // how many the refusal waits for
 	once     sync.Once
 	release  chan struct{}
+	recorded chan struct{}
 }
 
 func (h *heldWrites) Execute(ctx context.Context, op engine.Operation) (*engine.Result, error) {
@@ -30,10 +33,12 @@ func (h *heldWrites) Execute(ctx context.Context, op engine.Operation) (*engine.
 		return h.fakeContainer.Execute(ctx, op)
 	}
 	select {
-	case h.inFlight <- struct{}{}:
-	default: // sent after the refusal was decided: nothing waits for it
+	case <-h.release: // sent after the refusal was answered: nothing waits for it
+		<-h.recorded
+	default: // one of the writers' first writes (the others are all writers')
+		h.inFlight <- struct{}{}
+		<-h.release
 	}
-	<-h.release
 	return h.fakeContainer.Execute(ctx, op)
 }
 
@@ -45,8 +50,19 @@ func TestARefusalLetsTheWritesInFlightFinishAndCountsThem(t *testing.T) {
 	c.fail["i1"] = []error{&cosmos.Error{StatusCode: 403, SubStatus: 5301}}
 	o := testOptions(nil)
 	o.Concurrency = 4
-	h := &heldWrites{fakeContainer: c, refused: "i1", inFlight: make(chan struct{}, o.Concurrency), others: o.Concurrency - 1, release: make(chan struct{})}
+	h := &heldWrites{fakeContainer: c, refused: "i1", inFlight: make(chan struct{}, o.Concurrency-1), others: o.Concurrency - 1,
+		release: make(chan struct{}), recorded: make(chan struct{})}
 	o.Client = h
+	// The tracker reports progress after every line it settles; a report with no more
+	// lines done than the one before is the refusal's (it marks nothing done).
+	var lastDone int64
+	var recordOnce sync.Once
+	o.Progress = func(p Progress) {
+		if p.Done == lastDone {
+			recordOnce.Do(func() { close(h.recorded) })
+		}
+		lastDone = p.Done
+	}
 	rep, err := Import(context.Background(), mustSource(t, ndjson(50)), NewState(Fingerprint{}, Target{}, Create), o)
 	var refused *RefusedError
 	if !asRefused(err, &refused) || refused.Line != 1 || rep.Complete {

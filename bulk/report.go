@@ -24,6 +24,13 @@ type Counts struct {
 	Created        int64 `json:"created"`
 	AlreadyPresent int64 `json:"already_present"`
 	Updated        int64 `json:"updated"`
+	// CreatedOrUpdated are upserts answered 200 after an earlier attempt of the line (a
+	// lost answer, or an earlier process of the run) may have been applied: the item is
+	// written, but whether the line created it or updated it is not known.
+	CreatedOrUpdated int64 `json:"created_or_updated"`
+	// Superseded are lines whose write failed for availability and that a later line of
+	// the same item overwrote before the run stopped: done, and not rejected.
+	Superseded int64 `json:"superseded"`
 	// Failed are writes that did not succeed; BadLines lines that were not items.
 	// Both are in the rejected-lines file, and in Reasons by reason.
 	Failed   int64 `json:"failed"`
@@ -37,8 +44,11 @@ type Counts struct {
 	Throttles int64 `json:"throttles"`
 }
 
-// Written is the lines whose item is stored: created, already present or updated.
-func (c Counts) Written() int64 { return c.Created + c.AlreadyPresent + c.Updated }
+// Written is the lines whose item is stored: created, already present, updated, or
+// created or updated.
+func (c Counts) Written() int64 {
+	return c.Created + c.AlreadyPresent + c.Updated + c.CreatedOrUpdated
+}
 
 // Rejected is the lines in the rejected-lines file: failed writes and bad lines.
 func (c Counts) Rejected() int64 { return c.Failed + c.BadLines }

@@ -45,6 +45,10 @@ type State struct {
 	Prefix int64   `json:"done_prefix"`
 	Above  []int64 `json:"done_above"`
 	Counts Counts  `json:"counts"`
+	// SentThrough: no line after it has been sent. A process saves it before it sends
+	// a line past it, so that a resumed run knows which lines an earlier process may
+	// have written without its answer being saved (the rest were never sent).
+	SentThrough int64 `json:"sent_through"`
 	// Rejected is the rejected-lines file, and RejectedBytes how much of it holds the
 	// rejections of done lines: a resumed run cuts it there before it appends, so that
 	// a line rejected after the last checkpoint is not listed twice.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,16 @@ type tracker struct {
 	// stops, so that resuming sends them again.
 	pending []result
 	tripped bool
+	// answered counts the writes the service answered (not for availability); a write
+	// that timed out with none answered while it waited shows a hung write region.
+	answered atomic.Int64
+	// horizon: every line up to it may have been sent, and the state says so
+	// (State.SentThrough) before any line after it is sent.
+	horizon int64
+
+	// refused stops the feeding of lines (not the writes in flight) once a write was
+	// refused for good; called with mu held.
+	refused func(error)
 
 	ckMu sync.Mutex // one checkpoint at a time
 }
@@ -57,7 +68,12 @@ func (t *tracker) finish(r result) error {
 		return nil
 	case outFatal:
 		t.tripped = true
-		return &RefusedError{Line: r.n, Err: r.err}
+		err := &RefusedError{Line: r.n, Err: r.err}
+		if t.refused != nil {
+			// No line is handed to a writer after this one is recorded.
+			t.refused(err)
+		}
+		return err
 	case outTransient:
 		if t.o.FailFast {
 			t.commit(r)
@@ -72,8 +88,10 @@ func (t *tracker) finish(r result) error {
 			return &UnavailableError{Failures: len(t.pending), Err: r.err}
 		}
 		return nil
-	case outCreated, outPresent, outUpdated, outFailed:
+	case outCreated, outPresent, outUpdated, outUncertain, outFailed:
 		// The service answered: the failures before this were not a run of them.
+		t.answered.Add(1)
+		t.supersede(r)
 		if !t.tripped {
 			for _, p := range t.pending {
 				t.commit(p)
@@ -90,6 +108,61 @@ func (t *tracker) finish(r result) error {
 	}
 	return nil
 }
+
+// supersede settles the failed writes held back of the item r wrote, a later line of it:
+// the item holds r's document, as a sequential import would leave it, so they are done
+// (superseded) rather than left to be sent again after r by a resumed run.
+func (t *tracker) supersede(r result) {
+	if r.out == outFailed {
+		return
+	}
+	kept := t.pending[:0]
+	for _, p := range t.pending {
+		if p.key == r.key && p.n < r.n {
+			p.out = outSuperseded
+			t.commit(p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	t.pending = kept
+}
+
+// answers is how many writes the service has answered so far.
+func (t *tracker) answers() int64 { return t.answered.Load() }
+
+// writeTimedOut is told of a write that got no answer within its bound, sent when the
+// service had answered answeredBefore writes: when none answered since, the write
+// region is taken as hung and the import stops (an *UnavailableError), once.
+func (t *tracker) writeTimedOut(answeredBefore int64, err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tripped || t.answered.Load() != answeredBefore || t.o.FailFast {
+		return nil
+	}
+	t.tripped = true
+	return &UnavailableError{Failures: len(t.pending) + 1, Err: err, Hung: true}
+}
+
+// reserve is called before line n is sent: when n is past the horizon, the horizon
+// moves on (by a batch of lines) and the state is saved with it first, so that a
+// resumed run knows which lines this process may have sent.
+func (t *tracker) reserve(n int64) error {
+	if t.o.Checkpoint == nil {
+		return nil
+	}
+	t.mu.Lock()
+	if n <= t.horizon {
+		t.mu.Unlock()
+		return nil
+	}
+	t.horizon = n + int64(max(horizonBatch, 8*t.o.Concurrency))
+	t.mu.Unlock()
+	return t.checkpoint(false)
+}
+
+// horizonBatch is how many lines ahead a checkpoint reserves at least.
+const horizonBatch = 1024
 
 func (t *tracker) failFast(r result) error {
 	e := &FailFastError{Line: r.n, Reason: r.reason, msg: r.err.Error()}
@@ -111,6 +184,10 @@ func (t *tracker) commit(r result) {
 			c.AlreadyPresent++
 		case outUpdated:
 			c.Updated++
+		case outUncertain:
+			c.CreatedOrUpdated++
+		case outSuperseded:
+			c.Superseded++
 		case outBlank:
 			c.Blank++
 		case outBad:
@@ -154,17 +231,20 @@ func (t *tracker) reject(r result) {
 	}
 }
 
-// end settles the failed writes still pending: as failures when the input was read to
-// its end, or not at all (not done) when the run stopped early.
-func (t *tracker) end(complete bool) {
+// end settles the failed writes still pending when the run stopped early: not at all
+// (not done, so that resuming sends them again). When the input was read to its end, a
+// run of failed writes that no answered write followed is an outage at the end of the
+// input, whatever its length: an *UnavailableError, the lines not done.
+func (t *tracker) end(complete bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if complete && !t.tripped {
-		for _, p := range t.pending {
-			t.commit(p)
-		}
+	defer func() { t.pending = nil }()
+	if !complete || t.tripped || len(t.pending) == 0 {
+		return nil
 	}
-	t.pending = nil
+	t.tripped = true
+	last := t.pending[len(t.pending)-1]
+	return &UnavailableError{Failures: len(t.pending), Err: last.err, AtEnd: true}
 }
 
 func (t *tracker) progress() {
@@ -178,6 +258,7 @@ func (t *tracker) progress() {
 func (t *tracker) snapshot(complete bool) *State {
 	s := *t.st
 	s.Prefix, s.Above = t.done.prefix, t.done.sortedAbove()
+	s.SentThrough = t.horizon
 	s.Counts.Reasons = maps.Clone(t.st.Counts.Reasons)
 	s.RejectedBytes = t.rejBytes
 	s.Elapsed = t.elapsed + t.o.Clock.Now().Sub(t.start)

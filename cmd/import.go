@@ -40,6 +40,14 @@ type importOptions struct {
 // not how long it waits.
 var importLineRetryWait = 200 * time.Millisecond
 
+// importWriteTimeout bounds each write of an import when no --e2e-timeout is set: the
+// point ladder alone (6 s, 10 s, 65 s, and the write retries) would leave a line
+// waiting minutes on a hung write region, and an import dozens of minutes, before any
+// write failed. A write that gets no answer within it, with no other write answered
+// meanwhile, stops the import (bulk.UnavailableError). 15 s is two attempts of the
+// ladder, far beyond a healthy write's milliseconds.
+const importWriteTimeout = 15 * time.Second
+
 // importCheckpointEvery is how often --state is saved while an import runs
 // (bulk.Options.CheckpointEvery). Tests that wait for a checkpoint shorten it.
 var importCheckpointEvery = time.Second
@@ -84,9 +92,22 @@ or STATE.rejected.ndjson with --state, or import.rejected.ndjson for standard in
 one JSON object a line: {"line":N,"reason":"...","error":"...","item":{...}}, so that
 jq -c .item FILE.rejected.ndjson | cosmosctl import - loads them again. They do not
 stop the import unless --fail-fast (which records the line, then stops; resuming
-goes on after it). Writes that fail for the service's availability (503, timeouts,
-no answer) are sent again 3 times; 20 in a row (or twice --concurrency) stop the
-import without marking those lines done, so that resuming sends them again (exit 8).
+goes on after it).
+
+Outages. Each write has an end-to-end bound (--e2e-timeout; 15s for import unless
+set): a write that gets no answer within it while no other write is answered shows
+the write region hung or unreachable, and stops the import at once. Writes that
+fail for the service's availability (503, timeouts, no answer) are sent again 3
+times; 20 in a row (or twice --concurrency), or a run of them at the end of the
+input with no write answered after it, stop the import too. Those lines are not
+marked done, so that resuming sends them again (exit 8).
+
+Order. Lines of the same item (the same id and partition key) are written one at a
+time in the file's order, across resumes too, so the item ends as the file's last
+line for it says, as a sequential import would leave it; other items' lines go out
+in parallel. In upsert mode, a 200 whose line an earlier attempt may already have
+written (a lost answer retried, or a resumed run sending again a line an earlier
+process may have sent) is counted as "created or updated": which one is not known.
 
 Progress goes to stderr, stdout being the report: a bar on a terminal (items,
 items/s, RU/s, ETA, failures); --progress json writes NDJSON events instead, one a
@@ -121,7 +142,7 @@ func newImportCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	f := c.Flags()
-	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each write, its retries included, e.g. 5s ($COSMOSCTL_E2E_TIMEOUT; default none)"
+	f.Lookup("e2e-timeout").Usage = fmt.Sprintf("end-to-end timeout of each write, its retries included, e.g. 5s ($COSMOSCTL_E2E_TIMEOUT; default %s for import)", importWriteTimeout)
 	_ = f.MarkHidden("diagnostics")
 	o.conn.format.add(config.OutputTSV)
 	f.StringVar(&o.progress, "progress", "", "progress on stderr: bar, json (NDJSON events) or off (default: bar on a terminal, else off)")
@@ -244,6 +265,9 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 	write := engine.Operation{}
 	write.E2ETimeout = sess.settings.E2ETimeout
+	if write.E2ETimeout <= 0 {
+		write.E2ETimeout = importWriteTimeout
+	}
 	if write.ExcludeRegions, err = o.conn.excludes(ctx, sess); err != nil {
 		return err
 	}

@@ -23,15 +23,21 @@ type ImportReport struct {
 	Mode      string `json:"mode"`
 	Complete  bool   `json:"complete"`
 	// Stopped says why the import stopped before the end of its input.
-	Stopped        string           `json:"stopped,omitempty"`
-	Lines          int64            `json:"lines"`
-	Created        int64            `json:"created"`
-	AlreadyPresent int64            `json:"already_present"`
-	Updated        int64            `json:"updated"`
-	Failed         int64            `json:"failed"`
-	BadLines       int64            `json:"bad_lines"`
-	BlankLines     int64            `json:"blank_lines"`
-	Reasons        map[string]int64 `json:"-"`
+	Stopped        string `json:"stopped,omitempty"`
+	Lines          int64  `json:"lines"`
+	Created        int64  `json:"created"`
+	AlreadyPresent int64  `json:"already_present"`
+	Updated        int64  `json:"updated"`
+	// CreatedOrUpdated are upserts whose earlier attempt may have been applied (a lost
+	// answer, an earlier process of the run): written, created or updated unknown.
+	CreatedOrUpdated int64 `json:"created_or_updated"`
+	// Superseded lines failed for availability and a later line of the same item
+	// overwrote it: done, not rejected.
+	Superseded int64            `json:"superseded"`
+	Failed     int64            `json:"failed"`
+	BadLines   int64            `json:"bad_lines"`
+	BlankLines int64            `json:"blank_lines"`
+	Reasons    map[string]int64 `json:"-"`
 	// ReasonCounts are the bad and failed lines by reason, most first: a list of
 	// records, as every list in cosmosctl's JSON, not an object keyed by the reason.
 	ReasonCounts  []ImportReason `json:"reasons"`
@@ -76,7 +82,7 @@ func NewImportReport(r *bulk.Report, input string, target bulk.Target, mode bulk
 	}
 	return &ImportReport{ReasonCounts: counts, Event: "report", Input: input, Database: target.Database, Container: target.Container, Mode: string(mode),
 		Complete: r.Complete, Stopped: r.Stopped, Lines: r.Lines, Created: r.Created, AlreadyPresent: r.AlreadyPresent,
-		Updated: r.Updated, Failed: r.Failed, BadLines: r.BadLines, BlankLines: r.Blank, Reasons: reasons,
+		Updated: r.Updated, CreatedOrUpdated: r.CreatedOrUpdated, Superseded: r.Superseded, Failed: r.Failed, BadLines: r.BadLines, BlankLines: r.Blank, Reasons: reasons,
 		RequestCharge: round2(r.RequestCharge), Throttled: r.Throttles, Runs: r.Runs, ElapsedMs: millis(r.Elapsed),
 		ThisRun: ImportRun{Lines: r.ThisRun.Lines, Skipped: r.Skipped, RequestCharge: round2(r.ThisRun.RequestCharge),
 			Throttled: r.ThisRun.Throttles, DurationMs: millis(r.Duration), ItemsPerSecond: round2(r.ItemsPerSecond()), RUPerSecond: round2(r.RUPerSecond())},
@@ -101,6 +107,12 @@ func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
 	t.Append("already present", n(r.AlreadyPresent))
 	if r.Mode == string(bulk.Upsert) {
 		t.Append("updated", n(r.Updated))
+		if r.CreatedOrUpdated > 0 {
+			t.Append("created or updated", n(r.CreatedOrUpdated)+" (an earlier attempt may have written them: which is not known)")
+		}
+		if r.Superseded > 0 {
+			t.Append("superseded", n(r.Superseded)+" (failed, then overwritten by a later line of the same item)")
+		}
 	}
 	t.Append("failed", n(r.Failed))
 	t.Append("bad lines", n(r.BadLines))
