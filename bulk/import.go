@@ -121,7 +121,6 @@ func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("stopped after %d writes in a row failed, the last with: %v; those lines are not marked done", e.Failures, e.Err)
 }
 
-
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // RefusedError is an import stopped at the first write the account refused in a way
