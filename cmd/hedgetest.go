@@ -93,6 +93,17 @@ killed test left behind, but only where the container has time to live enabled
 and the exit code is the test's. The items are written before the scenario's
 faults start; the embedded emulator's are discarded with it.
 
+When the account's write region cannot take the items (it is down, hangs,
+refuses or throttles writes: anything but an answer about the request or the
+key), hedge-test reads up to --items items already in the container instead,
+found by a query (SELECT * FROM c) pinned to one region at a time, each bounded
+(5s): the read regions other than the write region first, the write region
+last. One notice on stderr says why and which region found them; the strategies
+then run their reads as usual (--op query-cross filters on hedge-test's own
+items, so it may find none of them: each query still runs). It fails (exit 8
+for an unavailable region) only when no region can run that query either, or
+the container has no items to read.
+
 With --scenario write-region-down the strategies table is followed by a write
 phase, "writes while the write region is down": min(--count, 50) upserts of scratch
 items cosmosctl-hedge-test-write-N (partition key = id, "ttl": 3600), --concurrency at once, each bounded
@@ -221,14 +232,17 @@ func (o *hedgeTestOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	defer sess.Close()
 	// The items are written before the scenario starts: an outage of the write region
-	// would otherwise stop the test before it begins.
+	// would otherwise stop the test before it begins. A real account's write region may
+	// be down already: then the test reads items that are there.
 	items, err := o.prepareItems(ctx, sess)
 	if o.cleanup && sess.embedded == nil {
 		// Deferred: on every way out, once an item is written.
 		defer o.cleanupItems(ctx, io, sess, items)
 	}
 	if err != nil {
-		return err
+		if items, err = o.existingItems(ctx, io, sess, err); err != nil {
+			return err
+		}
 	}
 	if sess.embedded != nil {
 		if err := applyScenario(sess.embedded, scenario); err != nil {
@@ -381,6 +395,34 @@ func (o *hedgeTestOptions) prepareItems(ctx context.Context, sess *session) ([]h
 		items = append(items, hedgetest.Item{ID: id, PartitionKey: pkOf(res)})
 	}
 	return items, nil
+}
+
+// existingAttempt bounds each region's query for existing items: a hung region costs the
+// test this much, and the next region is asked.
+const existingAttempt = 5 * time.Second
+
+// existingItems are the items to read when the test could not write its own (writeErr)
+// because the write region is down: items already in the container, found by a query
+// in the read regions. A write region that is down must not stop a test of how reads
+// get around a sick region; the test fails only when no region can read either, or the
+// container has nothing to read.
+func (o *hedgeTestOptions) existingItems(ctx context.Context, io *IOStreams, sess *session, writeErr error) ([]hedgetest.Item, error) {
+	if sess.embedded != nil || !hedgetest.WriteUnavailable(writeErr) {
+		return nil, writeErr
+	}
+	db, coll := sess.settings.Database, sess.settings.Container
+	found, err := hedgetest.ExistingItems(ctx, sess.client, db, coll, o.items, existingAttempt)
+	var none *hedgetest.NoItemsError
+	switch {
+	case errors.As(err, &none):
+		return nil, fmt.Errorf("%w; and %s/%s has no items to read instead (a query in %s found none)", writeErr, db, coll, none.Region)
+	case err != nil:
+		// Classified by the reads' failure: they are what the test needed.
+		return nil, asUsage(fmt.Errorf("reading existing items of %s/%s instead: %w; writing its own: %w", db, coll, err, writeErr))
+	}
+	fmt.Fprintf(io.ErrOut, "cosmosctl: could not write the hedge-test items (%v); reading %d existing items of %s/%s instead, found by a query in %s\n",
+		writeErr, len(found.Items), db, coll, found.Region)
+	return found.Items, nil
 }
 
 // cleanupItems deletes the items the test wrote; a failure is one notice, never the

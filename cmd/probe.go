@@ -76,9 +76,15 @@ that was already there is read and left as it was, and so is an item named by
 --id and --pk: they write nothing. A sick region does not stop the
 probe: the item is looked for region by region (the next one is asked as soon
 as one fails or is slow to answer) and created through the write region, each
-of these requests bounded by the timeout (within 1s to 2s); if it can be neither read
-nor created, the probe runs anyway, a notice on stderr says why, and its errors
-are in the table.
+of these requests bounded by the timeout (within 1s to 2s). If it can be neither
+found nor created (the write region is down and the item was never made), the
+probe reads the missing item: a read goes to the partition's replicas like any
+point read, and a 404/0 (not found) is the region's answer, counted as one and
+not as an error, so the regions that serve reads show their latency and only
+the sick ones breach --fail-on; a 404 with a substatus (1002, 1003 …) is still
+an error. A notice on stderr says why, a note under the table says what was
+probed, and the JSON summary has "probed": "missing_item" (else "item", or
+"endpoint" with --account-only).
 
 Each region gets --concurrency workers. With --rate the probe is an open loop:
 requests are due at a fixed rate per region, and latency is measured from when a
@@ -116,7 +122,8 @@ given. With -o json, one NDJSON line per region per second
 ({"type":"interval","region":...}: the requests that ended in that second,
 answered or timed out, and "in_flight" and "oldest_in_flight_ms", the requests
 still waiting at its end) and a final {"type":"summary",...} line with
-"ended_by" (count, duration, time_limit, interrupt), "time_limit_ms", "regions"
+"probed" (item, missing_item, endpoint: see above), "ended_by" (count,
+duration, time_limit, interrupt), "time_limit_ms", "regions"
 (an array: per region an object with "region", the counts, "timeouts",
 "throttled", the percentiles and "not_sent") and the breaches (and with
 --replicas "replicas", an array of replicas with region, address, role, health

@@ -61,20 +61,23 @@ func (e *CleanupError) Error() string {
 }
 
 // Reason is the first failure in a few words: its status, "timed out" or "no answer".
-func (e *CleanupError) Reason() string {
+func (e *CleanupError) Reason() string { return describe(e.First) }
+
+// describe is an error in a few words: its status, "timed out" or "no answer".
+func describe(err error) string {
 	var te *engine.TimeoutError
 	var ne *cosmos.NetworkError
-	switch status, sub, ok := cosmos.Status(e.First); {
+	switch status, sub, ok := cosmos.Status(err); {
 	case ok:
 		return fmt.Sprintf("%d/%d", status, sub)
-	case errors.As(e.First, &te), errors.Is(e.First, context.DeadlineExceeded):
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
-	case errors.As(e.First, &ne):
+	case errors.As(err, &ne):
 		return "no answer"
-	case e.First == nil:
+	case err == nil:
 		return "unknown"
 	}
-	return e.First.Error()
+	return err.Error()
 }
 
 // Cleanup deletes items, even when ctx has ended (an interrupted test still removes

@@ -167,11 +167,26 @@ const (
 	ProbeEndedByInterrupt = "interrupt"  // Ctrl-C (or SIGTERM)
 )
 
+// What a probe reads, the summary's probed.
+const (
+	ProbedItem = "item" // the probe item, found or created, or the item --id names
+	// ProbedMissingItem is the probe item when the set-up could neither find nor create
+	// it: a read of it goes to the partition's replicas like any point read, and a
+	// 404/0 (not found) is the region's answer, counted as one.
+	ProbedMissingItem = "missing_item"
+	ProbedEndpoint    = "endpoint" // --account-only: GET / of each regional endpoint
+)
+
 // ProbeSummary is the last line of the stream: every region's record of the whole run and
 // the --fail-on thresholds they breached.
 type ProbeSummary struct {
-	Type      string  `json:"type"`
-	Request   string  `json:"request"` // "read" (the probe item) or "account" (GET /)
+	Type    string `json:"type"`
+	Request string `json:"request"` // "read" (the probe item) or "account" (GET /)
+	// Probed is what the requests read (Probed…): "item", the probe item or --id's;
+	// "missing_item", the probe item when it could be neither found nor created (the
+	// write region down, say), whose 404/0 (not found) is each region's answer and
+	// counts as one, not as an error; "endpoint", GET / with --account-only.
+	Probed    string  `json:"probed" jsonschema:"enum=item,enum=missing_item,enum=endpoint"`
 	ElapsedMs float64 `json:"elapsed_ms"`
 	// EndedBy is how the run ended (ProbeEndedBy…); TimeLimitMs the wall-clock bound it
 	// ran under (--duration, or the default time limit), null when it had none.

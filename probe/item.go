@@ -13,6 +13,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/retries"
 )
 
@@ -21,8 +22,13 @@ import (
 // it: every request of the set-up is bounded by setUpBounds' attempt timeout, all of it
 // by its whole bound, the existence read goes to every region at once and takes the
 // first that answers, and the upsert goes to the write region. When the item can be
-// neither read nor created the probe still runs: its errors are data, in the table,
-// and one notice on stderr says why the set-up did not complete.
+// neither read nor created (the write region is down, and the item was never made) the
+// probe reads it anyway, and a 404/0 (not found) counts as the region's answer: the
+// read went to the partition's replicas like any point read, and the service's "not
+// found" is as real a round trip as a 200. Not the container's resource instead: a GET
+// of a collection is a metadata request, which the service rate-limits per account
+// apart from the data plane and which has no partition key range for --replicas. One
+// notice on stderr says why, and the summary's "probed" says "missing_item".
 const (
 	minSetUpAttempt = time.Second
 	maxSetUpAttempt = 2 * time.Second
@@ -41,32 +47,49 @@ func setUpBounds(timeout time.Duration) (attempt, whole time.Duration) {
 	return min(max(timeout, minSetUpAttempt), maxSetUpAttempt), min(max(timeout, minSetUpBound), maxSetUpBound)
 }
 
+// probeTarget is what a probe reads, and how its set-up came to it.
+type probeTarget struct {
+	op engine.Operation
+	// created: the probe upserted its item, which it then deletes at the end with
+	// Options.Cleanup; an item it found, or one named by Options.ID, it never deletes.
+	created bool
+	// missing: the probe item could be neither found nor created, and a 404/0 to its
+	// read is the region's answer.
+	missing bool
+}
+
+// probed is what the target is, for the summary's "probed".
+func (t probeTarget) probed() string {
+	if t.missing {
+		return output.ProbedMissingItem
+	}
+	return output.ProbedItem
+}
+
 // probeItem returns the read operation of the probe: Options.ID and PartitionKey as
-// given, or the probe item, created on first use. It fails only on what no region's
-// health explains: no container given, or an answer that rules the probe item out
-// (the container does not exist, the key may not read or write it).
-//
-// created reports that the probe upserted its item, which it then deletes at the end
-// with Options.Cleanup; an item it found, or one named by Options.ID, it never deletes.
-func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all []string, timeout time.Duration) (op engine.Operation, created bool, err error) {
-	op = engine.Operation{Kind: engine.OpRead, Database: opts.Database, Container: opts.Container, E2ETimeout: timeout}
+// given, or the probe item, found, created on first use, or missing. It fails only on
+// what no region's health explains: no container given, or an answer that rules the
+// probe item out (the container does not exist, the key may not read or write it).
+func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all []string, timeout time.Duration) (probeTarget, error) {
+	op := engine.Operation{Kind: engine.OpRead, Database: opts.Database, Container: opts.Container, E2ETimeout: timeout}
 	if op.Database == "" || op.Container == "" {
-		return op, false, usageErrorf("no database or container: give --database and --container (or set them in a profile), or use --account-only")
+		return probeTarget{op: op}, usageErrorf("no database or container: give --database and --container (or set them in a profile), or use --account-only")
 	}
 	if opts.ID != "" {
 		op.ID, op.PartitionKey = opts.ID, opts.PartitionKey
-		return op, false, nil
+		return probeTarget{op: op}, nil
 	}
 	attempt, whole := setUpBounds(timeout)
 	sctx, cancel := context.WithTimeout(ctx, whole)
 	defer cancel()
 	s := &itemSetUp{client: opts.Client, clock: opts.Clock, op: op, attempt: attempt, ttl: itemTTL(opts)}
 	done, err := s.run(sctx, regions, all)
+	target := probeTarget{op: s.op, created: s.created, missing: !done}
 	if ctx.Err() != nil {
-		return s.op, s.created, ctx.Err()
+		return target, ctx.Err()
 	}
 	if err != nil {
-		return s.op, s.created, err
+		return target, err
 	}
 	switch {
 	case s.created:
@@ -76,9 +99,9 @@ func probeItem(ctx context.Context, errOut io.Writer, opts Options, regions, all
 		}
 		fmt.Fprintf(errOut, "cosmosctl: created the probe item %q in %s/%s (partition key %s); %s\n", ItemID, op.Database, op.Container, s.op.PartitionKey.JSON(), after)
 	case !done:
-		fmt.Fprintf(errOut, "cosmosctl: could not set up the probe item %q in %s/%s: %s; probing anyway: the errors are in the table\n", ItemID, op.Database, op.Container, s.why)
+		fmt.Fprintf(errOut, "cosmosctl: could not set up the probe item %q in %s/%s: %s; probing reads of it anyway, and a 404/0 (not found) counts as the region's answer, not as an error\n", ItemID, op.Database, op.Container, s.why)
 	}
-	return s.op, s.created, nil
+	return target, nil
 }
 
 // itemTTL is the "ttl" of the probe item in seconds: an hour, so that an item a killed

@@ -111,7 +111,7 @@ func TestTheExistenceReadAsksTheNextRegionOnlyWhenOneFails(t *testing.T) {
 			srv, c := account(t)
 			var notices bytes.Buffer
 			opts := Options{Client: c, Database: "app", Container: "items", Clock: clock.Real{}}
-			if _, _, err := probeItem(context.Background(), &notices, opts, regions, regions, time.Second); err != nil {
+			if _, err := probeItem(context.Background(), &notices, opts, regions, regions, time.Second); err != nil {
 				t.Fatalf("creating the probe item: %v", err)
 			}
 			if tc.sick != nil {
@@ -166,8 +166,8 @@ func TestTheExistenceReadSaysWhatEachRegionGotWhenNoneAnswers(t *testing.T) {
 	// None could say, the write region takes the upsert: the set-up completes.
 	var notices bytes.Buffer
 	opts := Options{Client: c, Database: "app", Container: "items", Clock: clock.Real{}}
-	op, _, err := probeItem(context.Background(), &notices, opts, regions, regions, 200*time.Millisecond)
-	if err != nil || op.ID != ItemID || !strings.Contains(notices.String(), "created the probe item") {
+	target, err := probeItem(context.Background(), &notices, opts, regions, regions, 200*time.Millisecond)
+	if op := target.op; err != nil || op.ID != ItemID || !strings.Contains(notices.String(), "created the probe item") {
 		t.Fatalf("op %+v, err %v, notices %q", op, err, notices.String())
 	}
 }

@@ -172,15 +172,16 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 	prober := opts.Client.Derive(nil, retries.Policy{})
 	var send sendFunc
 	var replicas *replicaProber
-	request := "account"
+	request, probed := "account", output.ProbedEndpoint
 	var op engine.Operation
+	var target probeTarget
 	if opts.AccountOnly {
 		send = pingProbe(prober, timeout)
 	} else {
 		request = "read"
-		var created bool
-		op, created, err = probeItem(ctx, streams.ErrOut, opts, regions, all, timeout)
-		if created && opts.Cleanup {
+		target, err = probeItem(ctx, streams.ErrOut, opts, regions, all, timeout)
+		op, probed = target.op, target.probed()
+		if target.created && opts.Cleanup {
 			// Deferred: after the report, and on every way out once the item exists.
 			defer deleteItem(ctx, streams.ErrOut, opts.Client, op, timeout)
 		}
@@ -206,11 +207,15 @@ func Run(ctx context.Context, opts Options, streams Streams) (Result, error) {
 		send = withHedgedRow(send, opts, op)
 		regions = append(regions, HedgedRow)
 	}
+	if target.missing {
+		// Every row's reads, the replicas' and the hedged ones too.
+		send = notFoundAnswers(send)
+	}
 	if opts.Metrics != nil {
 		send = observed(send, opts.Metrics, request, opts.Clock)
 	}
 
-	p := &run{streams: streams, opts: opts, regions: regions, send: send, replicas: replicas, clock: opts.Clock, grace: min(maxGrace, timeout)}
+	p := &run{streams: streams, opts: opts, regions: regions, send: send, replicas: replicas, clock: opts.Clock, grace: min(maxGrace, timeout), probed: probed}
 	interrupted := p.run(ctx)
 	if err := p.report(request, interrupted); err != nil {
 		return Result{}, err

@@ -68,7 +68,7 @@ func (p *run) report(request string, interrupted bool) error {
 	if p.opts.JSON {
 		p.writeIntervals(p.elapsed, true)
 		sum := output.ProbeSummary{
-			Type: output.ProbeLineSummary, Request: request, ElapsedMs: millis(p.elapsed), EndedBy: endedBy,
+			Type: output.ProbeLineSummary, Request: request, Probed: p.probed, ElapsedMs: millis(p.elapsed), EndedBy: endedBy,
 			Regions: make([]output.ProbeRegionSummary, len(rows)), Breaches: p.breached,
 		}
 		if d := p.opts.Schedule.Duration; d > 0 {
@@ -155,11 +155,14 @@ func (p *run) sentText() string {
 	return strings.Join(parts, ", ")
 }
 
-// writeNotes writes, under the table, what the table cannot show: a region none of
-// whose requests got an answer (no latency figure), and requests due at --rate and
-// never sent.
+// writeNotes writes, under the table, what the table cannot show: that the probe read a
+// missing item, a region none of whose requests got an answer (no latency figure), and
+// requests due at --rate and never sent.
 func (p *run) writeNotes(rows []output.ProbeRegion, notSent []*int) {
 	var notes []string
+	if p.probed == output.ProbedMissingItem {
+		notes = append(notes, fmt.Sprintf("probed the missing item %q (it could be neither found nor created): a 404/0 (not found) is a region's answer and counts as one, not as an error", ItemID))
+	}
 	for i, r := range rows {
 		s := r.Summary
 		if s.Timeouts > 0 && s.P50Ms == nil {

@@ -32,6 +32,8 @@ type run struct {
 	clock    clock.Clock
 	// grace is how long requests in flight at the end of the duration may still take.
 	grace time.Duration
+	// probed is what the requests read (output.Probed…).
+	probed string
 
 	recorders []*workload.Recorder
 	// windows are each region's last seconds, for the live table.

@@ -67,6 +67,19 @@ func readOutcome(res *engine.Result, err error) outcome {
 	return out
 }
 
+// notFoundAnswers counts a 404/0 (not found) as the answer it is, not as an error: the
+// probe of an item that could be neither found nor created. A 404 with a substatus
+// (1002: this replica is behind; 1003: the owner resource is gone) is no such answer.
+func notFoundAnswers(send sendFunc) sendFunc {
+	return func(ctx context.Context, region string) outcome {
+		out := send(ctx, region)
+		if out.failed && !out.timedOut && out.status == 404 && out.substatus == 0 {
+			out.failed = false
+		}
+		return out
+	}
+}
+
 // pingProbe sends GET / to a region's own endpoint.
 func pingProbe(client *engine.Client, timeout time.Duration) sendFunc {
 	return func(ctx context.Context, region string) outcome {

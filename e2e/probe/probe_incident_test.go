@@ -99,13 +99,17 @@ func TestProbeRunsWhileTheFirstRegionIsSick(t *testing.T) {
 			wantRow(t, sum, "East US", 3, s.status)
 			wantRow(t, sum, "West US", 3, "")
 			wantRow(t, sum, "North Europe", 3, "")
+			if sum.Probed != "item" {
+				t.Errorf("probed %q, want item", sum.Probed)
+			}
 			if strings.Contains(r.ErrOut, "probe item") {
 				t.Errorf("the item was found in a healthy region: no notice, stderr %q", r.ErrOut)
 			}
 		})
 		t.Run("the first region "+s.name+", a fresh container", func(t *testing.T) {
 			// The first region is the write region: the item can be neither read there
-			// nor created, and is nowhere else. The probe still runs and says why.
+			// nor created, and is nowhere else. The probe still runs, reads the missing
+			// item (the other regions' 404/0 is their answer) and says why.
 			srv := testkit.Account(t)
 			makeSick(t, srv, s, "East US", allButAccount)
 			sum, r := probeTimed(t, 15*time.Second, "--count", "3")
@@ -113,10 +117,13 @@ func TestProbeRunsWhileTheFirstRegionIsSick(t *testing.T) {
 				t.Fatalf("errors are data: exit %d, stderr %q", r.Code, r.ErrOut)
 			}
 			wantRow(t, sum, "East US", 3, s.status)
-			wantRow(t, sum, "West US", 3, "404/0")
-			wantRow(t, sum, "North Europe", 3, "404/0")
+			wantRow(t, sum, "West US", 3, "")
+			wantRow(t, sum, "North Europe", 3, "")
+			if sum.Probed != "missing_item" {
+				t.Errorf("probed %q, want missing_item", sum.Probed)
+			}
 			if n := strings.Count(r.ErrOut, "\n"); n != 1 || !strings.Contains(r.ErrOut, `could not set up the probe item "cosmosctl-probe" in app/items`) ||
-				!strings.Contains(r.ErrOut, "probing anyway") {
+				!strings.Contains(r.ErrOut, "probing reads of it anyway") {
 				t.Errorf("want one notice saying why the set-up did not complete, stderr %q", r.ErrOut)
 			}
 		})

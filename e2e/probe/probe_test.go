@@ -25,6 +25,7 @@ type probeLine struct {
 	Region    string    `json:"region"`
 	ElapsedMs float64   `json:"elapsed_ms"`
 	Request   string    `json:"request"`
+	Probed    string    `json:"probed"`
 	EndedBy   string    `json:"ended_by"`
 	Regions   regionMap `json:"regions"`
 	Breaches  []struct {
