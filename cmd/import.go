@@ -264,8 +264,8 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		return &UsageError{Err: err}
 	}
 	if resumed {
-		io.notice(fmt.Sprintf("cosmosctl: resuming the import from %s: %s lines done by %s", o.state,
-			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run")))
+		io.notice(fmt.Sprintf("cosmosctl: resuming the import from %s: %s done by %s", o.state,
+			output.HumanCountThousands(st.Counts.Lines, "line"), output.HumanCount(st.Runs, "earlier run")))
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)

@@ -102,3 +102,14 @@ func firedCount(srv *emulator.Server, id string) int {
 	}
 	return -1
 }
+
+// locate's refusal of a key with more values than the container has paths counts the
+// paths in words that agree with the number: "1 path", not "1 path(s)".
+func TestLocateSaysOnePathNotPaths(t *testing.T) {
+	bin := testkit.Binary(t)
+	testkit.Account(t)
+	code, _, errOut := testkit.RunBinary(t, bin, os.Environ(), "", "locate", "--pk", `["a","b"]`)
+	if want := "has 2 values but the container's partition key has 1 path (/pk): give one value per path"; code != 2 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q: want 2 and %q", code, errOut, want)
+	}
+}
