@@ -400,14 +400,14 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return bad(ReasonNotObject, fmt.Sprintf("the line is a JSON %s, not an object: each line is one item", cosmos.JSONKind(v)))
+		return bad(ReasonNotObject, fmt.Sprintf("the line is %s, not an object: each line is one item", cosmos.JSONKind(v)))
 	}
 	id, isString := doc["id"].(string)
 	switch {
 	case doc["id"] == nil:
 		return bad(ReasonNoID, `the item has no "id" property: every Cosmos DB item needs a string id`)
 	case !isString:
-		return bad(ReasonIDNotString, fmt.Sprintf(`the item's "id" is a %s: it must be a string`, cosmos.JSONKind(doc["id"])))
+		return bad(ReasonIDNotString, fmt.Sprintf(`the item's "id" is %s: it must be a string`, cosmos.JSONKind(doc["id"])))
 	case id == "":
 		return bad(ReasonNoID, `the item's "id" is empty`)
 	}

@@ -201,6 +201,11 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 			io.notice(fmt.Sprintf("cosmosctl: resuming from the position in %s (--from applies to a first run only)", o.state))
 		}
 	}
+	// Before any request: a position that cannot be saved is found now, not after the
+	// changes it would cover were printed.
+	if err := checkWritable(outputPath{flag: "--state", path: o.state, replaced: true}); err != nil {
+		return err
+	}
 	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/bulk"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/output"
 )
 
 // Exit codes are an API: runbook scripts branch on them. They are decided here and
@@ -62,7 +63,7 @@ func (e *PartialError) Error() string {
 	if e.Rejected == 1 {
 		verb, pronoun = "was", "it is"
 	}
-	return fmt.Sprintf("the import completed, but %s of its %s lines %s rejected or failed: %s in %s", progress.Thousands(e.Rejected), progress.Thousands(e.Lines), verb, pronoun, e.File)
+	return fmt.Sprintf("the import completed, but %s of its %s %s rejected or failed: %s in %s", progress.Thousands(e.Rejected), output.HumanCountThousands(e.Lines, "line"), verb, pronoun, e.File)
 }
 
 // UsageError is bad input from the user: flags, arguments, files, configuration.

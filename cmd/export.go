@@ -314,15 +314,15 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		if outPath, err = filepath.Abs(o.outputFile); err != nil {
 			return usageErrorf("--output-file %s: %v", o.outputFile, err)
 		}
-		if fi, err := os.Stat(outPath); err == nil && fi.IsDir() {
-			return usageErrorf("--output-file %s is a directory: give a file to write", o.outputFile)
-		}
 	}
 	var loaded *export.State
 	if o.state != "" {
 		if loaded, err = export.LoadState(o.state); err != nil {
 			return asStateError(err)
 		}
+	}
+	if err := checkWritable(outputPath{flag: "--output-file", path: o.outputFile}, outputPath{flag: "--state", path: o.state, replaced: true}); err != nil {
+		return err
 	}
 	settings, err := o.conn.resolve(io)
 	if err != nil {

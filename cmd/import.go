@@ -237,6 +237,23 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	if err != nil {
 		return usageErrorf("cannot read the input: %v", err)
 	}
+	resumed := st != nil
+	rejPath, err := o.rejectedPath(input, st, resumed)
+	if err != nil {
+		return err
+	}
+	// Before any request: a file that cannot be written is found before the import
+	// costs anything, not when the first checkpoint or rejected line is written.
+	rejOut := outputPath{flag: "--rejected", path: rejPath}
+	switch {
+	case resumed && st.Rejected != "":
+		rejOut.origin = "named by the state file"
+	case o.rejected == "":
+		rejOut.origin = "the default"
+	}
+	if err := checkWritable(outputPath{flag: "--state", path: o.state, replaced: true}, rejOut); err != nil {
+		return err
+	}
 	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
@@ -246,17 +263,12 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	if !sess.settings.Configured() {
 		target.Endpoint = "the embedded emulator"
 	}
-	resumed := st != nil
 	if resumed {
 		if err := st.Check(o.state, src.Fingerprint(), target, mode); err != nil {
 			return &UsageError{Err: err}
 		}
 	} else {
 		st = bulk.NewState(src.Fingerprint(), target, mode)
-	}
-	rejPath, err := o.rejectedPath(input, st, resumed)
-	if err != nil {
-		return err
 	}
 	st.Rejected = rejPath
 	def, err := sess.client.PartitionKeyDefinition(ctx, target.Database, target.Container)
@@ -276,8 +288,8 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		return &UsageError{Err: err}
 	}
 	if resumed {
-		io.notice(fmt.Sprintf("cosmosctl: resuming the import from %s: %s lines done by %s", o.state,
-			progress.Thousands(st.Counts.Lines), output.HumanCount(st.Runs, "earlier run")))
+		io.notice(fmt.Sprintf("cosmosctl: resuming the import from %s: %s done by %s", o.state,
+			output.HumanCountThousands(st.Counts.Lines, "line"), output.HumanCount(st.Runs, "earlier run")))
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)

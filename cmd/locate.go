@@ -133,8 +133,8 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 		return asUsage(err)
 	}
 	if len(pk) > len(def.Paths) {
-		return usageErrorf("--pk %s has %d values but the container's partition key has %d path(s) (%s): give one value per path",
-			o.pk, len(pk), len(def.Paths), strings.Join(def.Paths, ", "))
+		return usageErrorf("--pk %s has %d values but the container's partition key has %s (%s): give one value per path",
+			o.pk, len(pk), output.HumanCount(len(def.Paths), "path"), strings.Join(def.Paths, ", "))
 	}
 	ranges, _, err := sess.client.PartitionKeyRanges(ctx, db, coll, false, sess.settings.E2ETimeout)
 	if err != nil {

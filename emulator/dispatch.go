@@ -223,7 +223,17 @@ func (s *Server) setContentPath(req *request, c *container) {
 // servePKRanges answers the partition key ranges feed. The Go SDK reads it as an
 // incremental feed and repeats with If-None-Match until it sees 304, so the feed carries
 // an etag and honours it.
+//
+// The feed is read-only: the REST reference lists GET alone for pkranges, and the
+// service's answer to another verb is documented nowhere, so any other is a 405 with
+// the Cosmos error body and Allow: GET (README, emulator fidelity), never the feed.
 func (s *Server) servePKRanges(req *request, db, coll string) {
+	if req.r.Method != http.MethodGet {
+		req.w.Header().Set("Allow", http.MethodGet)
+		s.writeError(req, cosmosErr(http.StatusMethodNotAllowed, 0, "method "+req.r.Method+" is not supported on "+req.r.URL.Path+
+			": partition key ranges are a read-only feed, listed with GET"), 0)
+		return
+	}
 	c, err := s.store.container(db, coll)
 	if err != nil {
 		s.writeError(req, err, chargeMetadata)

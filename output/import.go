@@ -126,11 +126,11 @@ func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
 	t.Append("lines done", lines)
 	t.Append("request charge", fmt.Sprintf("%s RU, %s throttled (429)", n(int64(math.Round(r.RequestCharge))), HumanCount(int(r.Throttled), "request")))
 	run := r.ThisRun
-	t.Append("this run", fmt.Sprintf("%s lines in %s: %s items/s, %s RU/s", n(run.Lines),
+	t.Append("this run", fmt.Sprintf("%s in %s: %s items/s, %s RU/s", HumanCountThousands(run.Lines, "line"),
 		HumanDuration(time.Duration(run.DurationMs*float64(time.Millisecond))), n(int64(math.Round(run.ItemsPerSecond))), n(int64(math.Round(run.RUPerSecond)))))
 	if r.Runs > 1 {
-		t.Append("runs", fmt.Sprintf("%d, %s in all; %s lines skipped, done before", r.Runs,
-			HumanDuration(time.Duration(r.ElapsedMs*float64(time.Millisecond))), n(run.Skipped)))
+		t.Append("runs", fmt.Sprintf("%d, %s in all; %s skipped, done before", r.Runs,
+			HumanDuration(time.Duration(r.ElapsedMs*float64(time.Millisecond))), HumanCountThousands(run.Skipped, "line")))
 	}
 	if r.RejectedFile != nil {
 		t.Append("rejected lines", *r.RejectedFile)
@@ -154,4 +154,13 @@ func sortedReasons(counts map[string]int64) []string {
 		return reasons[i] < reasons[j]
 	})
 	return reasons
+}
+
+// HumanCountThousands is HumanCount for the larger counts of imports, thousands
+// separated: "1 line", "12,345 lines".
+func HumanCountThousands(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return progress.Thousands(n) + " " + word + "s"
 }

@@ -107,12 +107,12 @@ func BreachMessage(region string, r workload.Rule, s workload.Summary) string {
 	obs, ok := r.Observed(s)
 	switch {
 	case r.Metric == workload.MetricErrors:
-		return fmt.Sprintf("%s: errors %s%% > %s%% (%d of %d requests)", region,
+		return fmt.Sprintf("%s: errors %s%% > %s%% (%d of %s)", region,
 			strconv.FormatFloat(math.Round(obs*100)/100, 'f', -1, 64),
-			strconv.FormatFloat(r.Percent, 'f', -1, 64), s.Errors, s.Count)
+			strconv.FormatFloat(r.Percent, 'f', -1, 64), s.Errors, HumanCount(s.Count, "request"))
 	case !ok:
 		// The percentile falls among the requests that got no answer in time.
-		return fmt.Sprintf("%s: %s is a timeout (%d of %d requests got no answer in time) > %s", region, r.Metric, s.Timeouts, s.Count, HumanDuration(r.Limit))
+		return fmt.Sprintf("%s: %s is a timeout (%d of %s got no answer in time) > %s", region, r.Metric, s.Timeouts, HumanCount(s.Count, "request"), HumanDuration(r.Limit))
 	}
 	return fmt.Sprintf("%s: %s %s > %s", region, r.Metric, HumanDuration(msDuration(obs)), HumanDuration(r.Limit))
 }

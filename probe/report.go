@@ -92,8 +92,8 @@ func (p *run) report(request string, interrupted bool) error {
 		}
 	}
 	if endedBy == output.ProbeEndedByTimeLimit {
-		fmt.Fprintf(p.streams.ErrOut, "cosmosctl: the probe stopped at its time limit of %s before every region had sent its %d requests (%s); --duration sets another limit\n",
-			p.opts.Schedule.Duration, p.opts.Schedule.Count, p.sentText())
+		fmt.Fprintf(p.streams.ErrOut, "cosmosctl: the probe stopped at its time limit of %s before every region had sent its %s (%s); --duration sets another limit\n",
+			p.opts.Schedule.Duration, output.HumanCount(p.opts.Schedule.Count, "request"), p.sentText())
 	}
 	for _, b := range p.breached {
 		fmt.Fprintln(p.streams.ErrOut, b.Message)
