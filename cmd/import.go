@@ -257,7 +257,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)
-	bar := o.startProgress(io, input, size)
+	bar := o.startProgress(ctx, io, input, size)
 	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
 		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
 		Progress: func(p bulk.Progress) {
@@ -386,8 +386,9 @@ func (p *importProgress) Stop() {
 
 // startProgress starts the display on stderr, stdout being the report: --progress, else a
 // bar on a terminal and nothing otherwise. A file's lines are counted first for the
-// total.
-func (o *importOptions) startProgress(io *IOStreams, input string, size int64) *importProgress {
+// total, until ctx is done: a signal then stops the import before it starts, with its
+// state saved.
+func (o *importOptions) startProgress(ctx context.Context, io *IOStreams, input string, size int64) *importProgress {
 	mode := progress.Off
 	switch {
 	case o.progress == "bar":
@@ -404,7 +405,7 @@ func (o *importOptions) startProgress(io *IOStreams, input string, size int64) *
 	p := &importProgress{Reporter: rep}
 	if size >= 0 {
 		if f, err := os.Open(input); err == nil {
-			p.total, _ = bulk.CountLines(f)
+			p.total, _ = bulk.CountLines(ctx, f)
 			f.Close()
 		}
 	}
