@@ -20,14 +20,15 @@ const patience = 30 * time.Second
 
 // stalledLine is an input whose first line goes on past what an item can be and then
 // stalls, as a pipe from a producer that hangs does: it gives size bytes of the line,
-// then blocks until released.
+// then blocks until released (stalled is closed when it starts to).
 type stalledLine struct {
-	left    int
-	release chan struct{}
+	left             int
+	stalled, release chan struct{}
 }
 
 func (s *stalledLine) Read(p []byte) (int, error) {
 	if s.left == 0 {
+		close(s.stalled)
 		<-s.release
 		return 0, io.EOF
 	}
@@ -110,7 +111,7 @@ func waitImport(t *testing.T, done <-chan imported) imported {
 // says the line is at least as long as what was read. Cancelled there, waiting for an
 // input that gives nothing more, the import returns at once, with the line done.
 func TestALineTooLargeIsRejectedBeforeTheRestOfItIsRead(t *testing.T) {
-	in := &stalledLine{left: MaxItemBytes + 100<<10, release: make(chan struct{})}
+	in := &stalledLine{left: MaxItemBytes + 100<<10, stalled: make(chan struct{}), release: make(chan struct{})}
 	t.Cleanup(func() { close(in.release) })
 	src, err := NewSource(in, "-", -1)
 	if err != nil {
@@ -125,7 +126,14 @@ func TestALineTooLargeIsRejectedBeforeTheRestOfItIsRead(t *testing.T) {
 	defer cancel()
 	done := importInBackground(ctx, src, NewState(Fingerprint{}, Target{}, Create), o)
 
+	start := time.Now()
 	r := rej.next(t)
+	t.Logf("rejected %v after the import started", time.Since(start).Round(time.Microsecond))
+	select {
+	case <-in.stalled:
+	case <-time.After(patience):
+		t.Fatal("the input was not read to where it stalls")
+	}
 	if r.Line != 1 || r.Reason != ReasonTooLarge || r.Bytes <= MaxItemBytes || r.Bytes > MaxItemBytes+100<<10 || r.Item != nil || r.Text != "" {
 		t.Fatalf("rejection %+v: want line 1 too large, by the %d bytes read at most", r, MaxItemBytes+100<<10)
 	}
@@ -134,7 +142,9 @@ func TestALineTooLargeIsRejectedBeforeTheRestOfItIsRead(t *testing.T) {
 	}
 
 	cancel()
+	start = time.Now()
 	got := waitImport(t, done)
+	t.Logf("returned %v after its cancellation, the input stalled", time.Since(start).Round(time.Microsecond))
 	if !errors.Is(got.err, context.Canceled) || got.rep.Complete || got.rep.Lines != 1 || got.rep.BadLines != 1 {
 		t.Fatalf("cancelled: %v, report %+v", got.err, got.rep.Counts)
 	}
@@ -163,7 +173,9 @@ func TestCancellingAnImportSkippingAnEndlessLineReturnsPromptly(t *testing.T) {
 		t.Fatalf("rejection %+v", r)
 	}
 	cancel()
+	start := time.Now()
 	got := waitImport(t, done)
+	t.Logf("returned %v after its cancellation, skipping the line", time.Since(start).Round(time.Microsecond))
 	if !errors.Is(got.err, context.Canceled) || got.rep.Lines != 1 || got.rep.BadLines != 1 || got.rep.Stopped != "interrupted" {
 		t.Fatalf("cancelled: %v, report %+v", got.err, got.rep)
 	}
