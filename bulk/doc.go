@@ -16,10 +16,11 @@
 // what is done and its report covers every process of the run. The state is bound to
 // the input (its size and a hash of its first MiB) and to the target container.
 //
-// Lines that cannot be imported (not JSON, not an object, no string id, no value at the
-// partition key path, larger than an item can be) and writes that failed are written
-// with their line number and reason to the rejected-lines file; they do not stop the
-// import unless FailFast is set. Writes that fail for the service's availability (503,
+// Lines that cannot be imported (not UTF-8, not JSON, not an object, no string id, no
+// value at the partition key path, larger than an item can be: rejected as soon as that
+// much is read, the rest skipped unread) and writes that failed are written with their
+// line number and reason to the rejected-lines file; they do not stop the import unless
+// FailFast is set. Writes that fail for the service's availability (503,
 // timeouts, no answer, throttling after every retry) are retried a few times; a long
 // run of them stops the import without marking those lines done, so that resuming
 // retries them once the service takes writes again.

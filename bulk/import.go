@@ -336,7 +336,7 @@ func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *t
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		l, err := src.next()
+		l, err := src.next(ctx)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -384,7 +384,13 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 		return job{}, r
 	}
 	if l.tooLarge > 0 {
-		return job{}, &result{n: l.n, out: outBad, reason: ReasonTooLarge, err: errors.New(tooLargeError(l.tooLarge)), bytes: l.tooLarge}
+		return job{}, &result{n: l.n, out: outBad, reason: ReasonTooLarge, err: errors.New(tooLargeError(l.tooLarge, l.cut)), bytes: l.tooLarge}
+	}
+	// encoding/json would replace invalid bytes with U+FFFD, so that an id, a partition
+	// key or a value would be stored as something else than what the file says.
+	if off, invalid := invalidUTF8(l.text); invalid {
+		return job{}, &result{n: l.n, out: outBad, reason: ReasonInvalidUTF8, text: l.text,
+			err: fmt.Errorf("the line is not valid UTF-8 (byte offset %d): save the file as UTF-8, e.g. iconv -f LATIN1 -t UTF-8", l.bom+off)}
 	}
 	if len(bytes.TrimSpace(l.text)) == 0 {
 		return job{}, &result{n: l.n, out: outBlank}

@@ -327,7 +327,7 @@ func TestSourceCountsLinesAndFingerprintsTheStart(t *testing.T) {
 	src := mustSource(t, text)
 	var got []string
 	for {
-		l, err := src.next()
+		l, err := src.next(context.Background())
 		if err != nil {
 			break
 		}
@@ -336,10 +336,10 @@ func TestSourceCountsLinesAndFingerprintsTheStart(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"a", "", "b", "last"}) {
 		t.Fatalf("lines %q", got)
 	}
-	if n, _ := CountLines(strings.NewReader(text)); n != 4 {
+	if n, _ := CountLines(context.Background(), strings.NewReader(text)); n != 4 {
 		t.Fatalf("count %d", n)
 	}
-	if n, _ := CountLines(strings.NewReader("a\nb\n")); n != 2 {
+	if n, _ := CountLines(context.Background(), strings.NewReader("a\nb\n")); n != 2 {
 		t.Fatalf("count %d", n)
 	}
 	if fp := src.Fingerprint(); fp.PrefixBytes != len(text) || fp.Size != int64(len(text)) || len(fp.PrefixSHA256) != 64 {

@@ -98,7 +98,10 @@ type Rejection struct {
 	// Status is the service's answer to a failed write (0 for a bad line).
 	Status int `json:"status,omitempty"`
 	// Item is the line when it is JSON, so that `jq -c .item` gives lines to import
-	// again; Text the line when it is not; Bytes the length of a line too large to keep.
+	// again; Text the line when it is not (invalid UTF-8 in it as U+FFFD, the error
+	// giving the offset of the first invalid byte); Bytes the length of a line too
+	// large to keep, or, when its error says "at least", the length read before it was
+	// rejected, its end not read.
 	Item  json.RawMessage `json:"item,omitempty"`
 	Text  string          `json:"text,omitempty"`
 	Bytes int64           `json:"bytes,omitempty"`
@@ -107,6 +110,7 @@ type Rejection struct {
 // Reasons of bad lines.
 const (
 	ReasonInvalidJSON  = "invalid JSON"
+	ReasonInvalidUTF8  = "invalid UTF-8"
 	ReasonNotObject    = "not a JSON object"
 	ReasonNoID         = "no id"
 	ReasonIDNotString  = "id not a string"
@@ -117,6 +121,11 @@ const (
 	ReasonNoTimeToWait = "no answer in time"
 )
 
-func tooLargeError(n int64) string {
+// tooLargeError says how long a line too large is: n bytes, or at least n when it was
+// cut, handed over before its end was read.
+func tooLargeError(n int64, cut bool) string {
+	if cut {
+		return fmt.Sprintf("the line is at least %d bytes (rejected before its end, which was skipped unread); an item can be at most %d (2 MiB)", n, MaxItemBytes)
+	}
 	return fmt.Sprintf("the line is %d bytes; an item can be at most %d (2 MiB)", n, MaxItemBytes)
 }

@@ -85,8 +85,10 @@ that the import does not take the container's whole throughput from its other
 clients. The engine retries each 429 itself (9 times, 30 s at most); a line still
 throttled after that is sent again, up to 20 times, without failing.
 
-Rejected lines: a line that is not a JSON object, has no string id, no value at
-the partition key path, or is over 2 MiB, and a write that failed, goes to the
+Rejected lines: a line that is not UTF-8 (its first invalid byte's offset is
+given: re-encode the file, e.g. with iconv), not a JSON object, has no string id,
+no value at the partition key path, or is over 2 MiB (rejected once 2 MiB of it is
+read, the rest skipped unread), and a write that failed, goes to the
 rejected-lines file with its line number and reason (--rejected; default FILE.rejected.ndjson,
 or STATE.rejected.ndjson with --state, or import.rejected.ndjson for standard input),
 one JSON object a line: {"line":N,"reason":"...","error":"...","item":{...}}, so that
@@ -119,9 +121,9 @@ as tab-separated lines.
 
 Exit codes: 0 every line imported (created, already present or updated); 11 the
 import completed but some lines were rejected or failed (the report counts them,
-the rejected-lines file holds them); 130 on Ctrl-C, after the state is saved
-(resume with the same command); 2 bad flags, input or state file; 8 the service
-stopped taking writes. Exit codes: cosmosctl help exit-codes.
+the rejected-lines file holds them); 130 on Ctrl-C (143 on SIGTERM), after the
+state is saved (resume with the same command); 2 bad flags, input or state
+file; 8 the service stopped taking writes. Exit codes: cosmosctl help exit-codes.
 ` + accountHelp
 
 func newImportCmd(io *IOStreams) *cobra.Command {
@@ -293,7 +295,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 
 	asJSON := o.conn.wantJSON(sess.settings)
-	bar := o.startProgress(io, input, size)
+	bar := o.startProgress(ctx, io, input, size)
 	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
 		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
 		Progress: func(p bulk.Progress) {
@@ -422,8 +424,9 @@ func (p *importProgress) Stop() {
 
 // startProgress starts the display on stderr, stdout being the report: --progress, else a
 // bar on a terminal and nothing otherwise. A file's lines are counted first for the
-// total.
-func (o *importOptions) startProgress(io *IOStreams, input string, size int64) *importProgress {
+// total, until ctx is done: a signal then stops the import before it starts, with its
+// state saved.
+func (o *importOptions) startProgress(ctx context.Context, io *IOStreams, input string, size int64) *importProgress {
 	mode := progress.Off
 	switch {
 	case o.progress == "bar":
@@ -440,7 +443,7 @@ func (o *importOptions) startProgress(io *IOStreams, input string, size int64) *
 	p := &importProgress{Reporter: rep}
 	if size >= 0 {
 		if f, err := os.Open(input); err == nil {
-			p.total, _ = bulk.CountLines(f)
+			p.total, _ = bulk.CountLines(ctx, f)
 			f.Close()
 		}
 	}
