@@ -123,7 +123,7 @@ func testOptions(c Executor) Options {
 
 func mustSource(t *testing.T, text string) *Source {
 	t.Helper()
-	src, err := NewSource(strings.NewReader(text), "items.ndjson", int64(len(text)))
+	src, err := NewSource(context.Background(), strings.NewReader(text), "items.ndjson", int64(len(text)))
 	if err != nil {
 		t.Fatal(err)
 	}

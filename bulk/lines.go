@@ -56,10 +56,11 @@ type line struct {
 	bom int
 }
 
-// NewSource reads the start of r to fingerprint it. size is the input's size, -1 when
+// NewSource reads the start of r to fingerprint it, until ctx ends (an input that stalls
+// before its first MiB: a pipe whose writer waits). size is the input's size, -1 when
 // unknown.
-func NewSource(r io.Reader, name string, size int64) (*Source, error) {
-	in := &input{r: r, ctx: context.Background(), buf: make([]byte, 256<<10)}
+func NewSource(ctx context.Context, r io.Reader, name string, size int64) (*Source, error) {
+	in := &input{r: r, ctx: ctx, buf: make([]byte, 256<<10)}
 	br := bufio.NewReaderSize(in, fingerprintBytes)
 	head, err := br.Peek(fingerprintBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {

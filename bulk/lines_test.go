@@ -113,7 +113,7 @@ func waitImport(t *testing.T, done <-chan imported) imported {
 func TestALineTooLargeIsRejectedBeforeTheRestOfItIsRead(t *testing.T) {
 	in := &stalledLine{left: MaxItemBytes + 100<<10, stalled: make(chan struct{}), release: make(chan struct{})}
 	t.Cleanup(func() { close(in.release) })
-	src, err := NewSource(in, "-", -1)
+	src, err := NewSource(context.Background(), in, "-", -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestALineTooLargeIsRejectedBeforeTheRestOfItIsRead(t *testing.T) {
 // An endless line (/dev/zero) is rejected once, and skipped until the import is
 // cancelled, which ends it promptly with the state saved.
 func TestCancellingAnImportSkippingAnEndlessLineReturnsPromptly(t *testing.T) {
-	src, err := NewSource(endlessLine{}, "/dev/zero", -1)
+	src, err := NewSource(context.Background(), endlessLine{}, "/dev/zero", -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,8 +235,11 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		return err
 	}
 	defer closeInput()
-	src, err := bulk.NewSource(r, input, size)
+	src, err := bulk.NewSource(ctx, r, input, size)
 	if err != nil {
+		if ctx.Err() != nil {
+			return &InterruptedError{What: "import of " + input + " before its first line"}
+		}
 		return usageErrorf("cannot read the input: %v", err)
 	}
 	resumed := st != nil

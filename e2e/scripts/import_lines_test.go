@@ -302,3 +302,36 @@ func readBytes(pid int) int64 {
 	}
 	return 0
 }
+
+// Ctrl-C while an import waits for the first MiB of its standard input (a pipe whose
+// writer stalls) stops it with 130 at once, not at the second Ctrl-C.
+func TestCtrlCStopsAnImportWaitingForItsFirstMiB(t *testing.T) {
+	bin := testkit.Binary(t)
+	testkit.Account(t)
+	cmd := exec.Command(bin, "import", "-", "--state", filepath.Join(t.TempDir(), "in.state"), "-o", "json")
+	cmd.Env = os.Environ()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut testkit.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	// More than a pipe holds (64 KiB): the write returns once the import has read most of
+	// it, so the import is reading its input when the signal comes. Then the writer stalls.
+	chunk := bytes.Repeat([]byte(`{"id":"a","pk":"p"}`+"\n"), 200<<10/20)
+	if _, err := in.Write(chunk); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, took := exitOf(t, cmd, time.Minute)
+	t.Logf("Ctrl-C before the first MiB: exit %d %v after it", code, took.Round(time.Millisecond))
+	if code != 130 {
+		t.Fatalf("exit %d, want 130; stderr: %s", code, errOut.String())
+	}
+}
