@@ -303,3 +303,37 @@ func TestAFailedLineOverwrittenByALaterLineOfItsItemIsSuperseded(t *testing.T) {
 	}
 	checkLastLines(t, c, map[string]int{"a": 2})
 }
+
+// A resumed run treats as possibly sent before only the lines an earlier process
+// reserved in its state before sending them: the lines after that horizon were never
+// sent, so their writes need no check of an earlier attempt.
+func TestOnlyLinesReservedByAnEarlierProcessAreTreatedAsSentBefore(t *testing.T) {
+	const lines = 3000
+	c := newFakeContainer()
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel, c.cancelAfter = cancel, 20
+	o := testOptions(c)
+	var saved *State
+	o.Checkpoint = func(s *State) error { saved = s; return nil }
+	if _, err := Import(ctx, mustSource(t, ndjson(lines)), NewState(Fingerprint{}, Target{}, Create), o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v: want the first run interrupted", err)
+	}
+	cancel()
+	horizon, first := saved.SentThrough, saved
+	done := newDoneSet(first.Prefix, first.Above)
+	if horizon <= first.Prefix || horizon >= lines {
+		t.Fatalf("horizon %d with %d lines done: want it ahead of the done lines and short of the end", horizon, first.Prefix)
+	}
+	c.mu.Lock()
+	c.cancelAfter, c.sentBefore = 0, map[string]bool{}
+	c.mu.Unlock()
+	rep, err := Import(context.Background(), mustSource(t, ndjson(lines)), first, o)
+	if err != nil || rep.Created != lines {
+		t.Fatalf("resumed: err %v, report %+v", err, rep.Counts)
+	}
+	for k := 1; k <= lines; k++ {
+		if c.sentBefore[idOf(k)] != (k <= int(horizon) && !done.has(int64(k))) {
+			t.Fatalf("line %d sent as sent before: %v; the horizon is %d", k, c.sentBefore[idOf(k)], horizon)
+		}
+	}
+}
