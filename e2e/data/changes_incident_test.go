@@ -68,19 +68,21 @@ func TestChangesSurvivesASickFirstRegion(t *testing.T) {
 }
 
 // TestChangesCatchesUpOnAThrottledContainer: the emulator throttles by provisioned
-// throughput (400 RU/s in its one range); catching up costs a few seconds of it. Polls
+// throughput (400 RU/s in its one range); catching up costs ten seconds of it. Each page
+// (50 items of 40 KB, ≈2,000 RU) is admitted on a full budget and leaves the range ≈4 s
+// in debt, so the next poll is throttled however slowly a loaded machine sends it. Polls
 // answered 429/3200 wait the service's retry-after and the feed is read to its end.
 func TestChangesCatchesUpOnAThrottledContainer(t *testing.T) {
 	srv := testkit.Account(t, func(c *emulator.Config) { c.Ranges = 1 })
-	pad := strings.Repeat("x", 2000)
+	pad := strings.Repeat("x", 40<<10)
 	var items []testkit.QueryItem
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 100; i++ {
 		items = append(items, testkit.QueryItem{ID: fmt.Sprintf("t%04d", i), PK: fmt.Sprintf("p%d", i%7), Name: pad})
 	}
 	upsertRaw(t, srv, items...)
 	srv.SetEnforceThroughput(true)
 	start := time.Now()
-	r := clitest.Run(t, "", "changes", "--page-size", "100")
+	r := clitest.Run(t, "", "changes", "--page-size", "50")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}

@@ -48,12 +48,14 @@ func makeSick(t *testing.T, srv *emulator.Server, s sickness, region string, ops
 	}
 }
 
-// probeTimed runs `probe -o json ARGS` with small timeouts and fails the test if it
-// takes longer than bound.
+// probeTimed runs `probe -o json ARGS` with a 1 s request timeout (short, so that a hung
+// region's requests end soon; long enough that a healthy region's never time out on a
+// loaded machine: 300 ms did, once, under -race with a CPU load) and fails the test if
+// it takes longer than bound.
 func probeTimed(t *testing.T, bound time.Duration, args ...string) (probeLine, clitest.Result) {
 	t.Helper()
 	start := time.Now()
-	_, sum, r := probeJSON(t, append([]string{"--e2e-timeout", "300ms"}, args...)...)
+	_, sum, r := probeJSON(t, append([]string{"--e2e-timeout", "1s"}, args...)...)
 	if took := time.Since(start); took > bound {
 		t.Fatalf("the probe took %s, more than %s: it waited on the sick region", took.Round(time.Millisecond), bound)
 	}
