@@ -97,6 +97,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 		}
 		return fixed("off\tambiguous failures surface (default)", "retries\tretry with back-off",
 			"tracking-id\tretry; create and replace add a _trackingId to resolve 409/412")
+	case "migrate":
+		if c.Name() == "set" {
+			return fixed("autoscale\tmanual → autoscale; the service picks the maximum", "manual\tautoscale → manual at its maximum RU/s")
+		}
 	case "mode":
 		if c.Name() == "import" {
 			return fixed("create\tleave an item already stored, counted as already present (default)", "upsert\tcreate or replace every item")

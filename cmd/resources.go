@@ -40,6 +40,7 @@ type resourceOptions struct {
 	pk           string
 	throughput   int
 	autoscaleMax int
+	migrate      string
 	ttl          string
 	level        string
 }

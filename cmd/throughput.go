@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/config"
-	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/output"
 )
@@ -131,75 +130,5 @@ replace is still pending.
 	o.conn.register(c)
 	o.conn.format.add(config.OutputTSV)
 	o.registerLevel(c)
-	return c
-}
-
-func newThroughputSetCmd(io *IOStreams) *cobra.Command {
-	o := &resourceOptions{}
-	c := &cobra.Command{
-		Use:   "set [NAME] (--throughput N | --autoscale-max N) [--level container|database]",
-		Short: "Change a container's or database's throughput",
-		Long: `Replace the throughput of a container (the profile's when no NAME is given), or
-of a database with --level database. --throughput sets manual RU/s,
---autoscale-max an autoscale maximum; the offer keeps its mode (moving between
-manual and autoscale is the service's migrate operation). A large increase may
-be applied asynchronously: show says "replace pending" until it is.
-` + resourceHelp,
-		Example: "  cosmosctl throughput set orders --throughput 1000\n  cosmosctl throughput set --autoscale-max 10000",
-		Args:    cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			if (o.throughput == 0) == (o.autoscaleMax == 0) {
-				return usageErrorf("give --throughput N (manual) or --autoscale-max N (autoscale)")
-			}
-			if o.throughput < 0 || o.autoscaleMax < 0 {
-				return usageErrorf("throughput must be a positive number of RU/s")
-			}
-			r, err := o.connect(c.Context(), io)
-			if err != nil {
-				return err
-			}
-			defer r.sess.Close()
-			ro, err := r.findOffer(c.Context(), args)
-			if err != nil {
-				return err
-			}
-			if ro.raw == nil {
-				return fmt.Errorf("%s has no throughput of its own (%s): %w", ro.resource, ro.info().Mode, &cosmos.Error{StatusCode: 404, Message: "no offer"})
-			}
-			content, _ := ro.raw["content"].(map[string]any)
-			if content == nil {
-				content = map[string]any{}
-			}
-			if o.throughput != 0 {
-				content["offerThroughput"] = o.throughput
-				delete(content, "offerAutopilotSettings")
-			} else {
-				content["offerAutopilotSettings"] = map[string]any{"maxThroughput": o.autoscaleMax}
-				delete(content, "offerThroughput")
-			}
-			ro.raw["content"] = content
-			body, _ := json.Marshal(ro.raw)
-			h := http.Header{}
-			if etag, ok := ro.raw["_etag"].(string); ok {
-				h.Set(cosmos.HeaderIfMatch, etag)
-			}
-			resp, err := r.send(c.Context(), engine.MetadataRequest{Method: http.MethodPut, Path: "/offers/" + ro.offer.ID,
-				ResourceType: "offers", ResourceLink: strings.ToLower(ro.offer.ID), Header: h, Body: body}, "the offer of "+ro.resource)
-			if err != nil {
-				return err
-			}
-			var of offer
-			if err := json.Unmarshal(resp.Body, &of); err != nil {
-				return fmt.Errorf("the account's answer to the replace is not an offer: %v", err)
-			}
-			of.header = resp.Header
-			out := *offerInfo(of, ro.resource)
-			return r.print(out, func() error { return output.WriteThroughput(io.Out, io.outStyles(o.conn.noColor), out) })
-		},
-	}
-	o.conn.register(c)
-	o.conn.format.add(config.OutputTSV)
-	o.registerLevel(c)
-	o.registerThroughput(c)
 	return c
 }

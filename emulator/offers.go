@@ -35,6 +35,11 @@ const (
 	headerMinThroughput   = "x-ms-cosmos-min-throughput"
 	headerReplacePending  = "x-ms-offer-replace-pending"
 
+	// The migration flags of an offer replace (HttpConstants.HttpHeaders.MigrateOfferToAutopilot
+	// and MigrateOfferToManualThroughput in the .NET SDK; Data Explorer's HttpHeaders).
+	headerMigrateToAutoscale = "x-ms-cosmos-migrate-offer-to-autopilot"
+	headerMigrateToManual    = "x-ms-cosmos-migrate-offer-to-manual-throughput"
+
 	defaultThroughput   = 400
 	minThroughput       = 400
 	minAutoscaleMax     = 1000
@@ -397,6 +402,22 @@ func (s *Server) serveOffers(req *request, segs []string) {
 	}
 }
 
+// The service's answers to a replace that would change the offer's mode without the
+// migration header, word for word (azure-cosmos-dotnet-v3 issues 1820 and 3147 quote the
+// first, 1554 the second): both are 400 with substatus 0, and nothing changes.
+const (
+	msgMigrateToAutoscale = "x-ms-cosmos-migrate-offer-to-autopilot must be supplied and offercontent must not contain autopilotSettings for migration from manual throughput to autoscale."
+	msgMigrateToManual    = "x-ms-cosmos-migrate-offer-to-manual-throughput must be supplied and offercontent must contain autopilotSettings for migration of autoscale collection to manual throughput."
+)
+
+// replaceOffer answers PUT /offers/{id}: a replace in the offer's mode, or, with
+// x-ms-cosmos-migrate-offer-to-autopilot or x-ms-cosmos-migrate-offer-to-manual-throughput
+// set to true, the service's migration between manual and autoscale, which Data Explorer
+// sends (cosmos-explorer src/Common/dataAccess/updateOffer.ts, updateOfferWithSDK): the
+// offer without autopilot settings to migrate to autoscale, with them ({"maxThroughput":
+// 0}) to migrate to manual. The service picks the throughput a migration leaves, and takes
+// none from the request (the autoscale FAQ, "How does the migration between autoscale and
+// standard (manual) provisioned throughput work?").
 func (s *Server) replaceOffer(req *request, t offerTarget) {
 	var in struct {
 		OfferVersion string `json:"offerVersion"`
@@ -412,8 +433,22 @@ func (s *Server) replaceOffer(req *request, t offerTarget) {
 		s.writeError(req, badRequest("offerVersion %q is not supported: use %q (throughput in content.offerThroughput or content.offerAutopilotSettings)", in.OfferVersion, offerVersion), 0)
 		return
 	}
+	// The SDKs' transport sends these flags as "true" or "false", compared without case.
+	toAutoscale := strings.EqualFold(req.r.Header.Get(headerMigrateToAutoscale), "true")
+	toManual := strings.EqualFold(req.r.Header.Get(headerMigrateToManual), "true")
 	var next offerRecord
 	switch {
+	case toAutoscale && toManual:
+		s.writeError(req, badRequest("send either %s or %s, not both", headerMigrateToAutoscale, headerMigrateToManual), 0)
+		return
+	case toAutoscale && in.Content.Autopilot != nil:
+		s.writeError(req, badRequest(msgMigrateToAutoscale), 0)
+		return
+	case toManual && in.Content.Autopilot == nil:
+		s.writeError(req, badRequest(msgMigrateToManual), 0)
+		return
+	case toAutoscale || toManual:
+		// The throughput comes from the current offer, under the registry's lock below.
 	case in.Content.Autopilot != nil && in.Content.Autopilot.MaxThroughput > 0:
 		next.AutoscaleMax = in.Content.Autopilot.MaxThroughput
 		if p := in.Content.Autopilot.AutoUpgradePolicy; p != nil && p.ThroughputPolicy != nil {
@@ -425,9 +460,11 @@ func (s *Server) replaceOffer(req *request, t offerTarget) {
 		s.writeError(req, badRequest("the offer needs content.offerThroughput (manual) or content.offerAutopilotSettings.maxThroughput (autoscale)"), 0)
 		return
 	}
-	if e := validateThroughput(next); e != nil {
-		s.writeError(req, e, 0)
-		return
+	if !toAutoscale && !toManual {
+		if e := validateThroughput(next); e != nil {
+			s.writeError(req, e, 0)
+			return
+		}
 	}
 	ifMatch := req.r.Header.Get(cosmos.HeaderIfMatch)
 	recs, err := s.offers().snapshot(s.store.disk)
@@ -443,8 +480,22 @@ func (s *Server) replaceOffer(req *request, t offerTarget) {
 		if ifMatch != "" && !etagMatches(ifMatch, cur.ETag) {
 			return offerRecord{}, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
 		}
-		if cur.autoscale() != next.autoscale() {
-			return offerRecord{}, badRequest("switching between manual and autoscale throughput is a migration (the service's migrate operation), which the emulator does not perform; replace the offer in its current mode")
+		switch {
+		// The service's answer to migrating an offer to the mode it has is unknown.
+		case toAutoscale && cur.autoscale():
+			return offerRecord{}, badRequest("the offer is already autoscale: there is nothing to migrate")
+		case toManual && !cur.autoscale():
+			return offerRecord{}, badRequest("the offer is already manual: there is nothing to migrate")
+		case toAutoscale:
+			next.AutoscaleMax = initialAutoscaleMax(cur.Throughput)
+		case toManual:
+			// "The initial manual provisioned throughput is equal to the current
+			// autoscale maximum RU/s" (the autoscale FAQ).
+			next.Throughput = cur.AutoscaleMax
+		case cur.autoscale() && !next.autoscale():
+			return offerRecord{}, badRequest(msgMigrateToManual)
+		case !cur.autoscale() && next.autoscale():
+			return offerRecord{}, badRequest(msgMigrateToAutoscale)
 		}
 		next.ETag, next.TS = newETag(), s.clock.Now().Unix()
 		return next, nil
@@ -455,6 +506,19 @@ func (s *Server) replaceOffer(req *request, t offerTarget) {
 	}
 	setOfferHeaders(req.w.Header(), rec)
 	s.answerResource(req, http.StatusOK, offerJSON(t, rec), nil)
+}
+
+// initialAutoscaleMax is the autoscale maximum a manual offer of manual RU/s migrates
+// to, by the autoscale FAQ's formula for a container: MAX(1,000, current manual RU/s,
+// maximum RU/s ever provisioned / 10, storage in GB × 10), rounded to the nearest 1,000
+// RU/s. The emulator's highest throughput ever provisioned is the current one (it keeps
+// no history; offerMinimumThroughputParameters says so too), and its storage is far
+// below the 100 GB at which the storage term would count, so the formula comes down to
+// the manual RU/s, at least 1,000, rounded. The FAQ calls its formula an estimate that
+// "might vary depending on your account configuration".
+func initialAutoscaleMax(manual int) int {
+	m := max(minAutoscaleMax, manual)
+	return min((m+500)/1000*1000, maxOfferThroughput)
 }
 
 // setOfferHeaders adds what the service sends with a single offer (the SDKs' throughput

@@ -135,6 +135,13 @@ func TestSDKAutoscaleContainerAndSharedDatabaseThroughput(t *testing.T) {
 	if m, _ := tp.ThroughputProperties.AutoscaleMaxThroughput(); m != 6000 {
 		t.Errorf("after replacing, autoscale max %d, want 6000", m)
 	}
+	// The SDK cannot migrate: a manual replace of an autoscale offer is the service's 400.
+	_, err = ac.ReplaceThroughput(ctx, azcosmos.NewManualThroughputProperties(6000), nil)
+	wantStatus(t, err, http.StatusBadRequest, "switching an autoscale container to manual")
+	tp, _ = ac.ReadThroughput(ctx, nil)
+	if m, ok := tp.ThroughputProperties.AutoscaleMaxThroughput(); !ok || m != 6000 {
+		t.Errorf("after a refused manual replace, autoscale max %d (%v), want 6000 still", m, ok)
+	}
 
 	shared := azcosmos.NewManualThroughputProperties(1000)
 	if _, err := c.client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "shared"}, &azcosmos.CreateDatabaseOptions{ThroughputProperties: &shared}); err != nil {

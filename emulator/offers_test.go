@@ -127,3 +127,97 @@ func TestOffersFeedQueryAndReplace(t *testing.T) {
 		t.Errorf("the replaced throughput did not survive a restart: %+v", resp)
 	}
 }
+
+// A replace that would change an offer's mode without the migration header is refused
+// with the service's own 400s; with the header, the offer migrates and the service's
+// rules pick the throughput it ends with.
+func TestOfferMigrationBetweenManualAndAutoscale(t *testing.T) {
+	s := startTest(t)
+	c := newTestClient(t, s.Key())
+	ep := s.Endpoint()
+	cont, _ := s.store.container("db", "items")
+	read := func() offerBody {
+		t.Helper()
+		resp, _ := c.do(ep, "POST", "/offers", queryHeaders(), `{"query":"SELECT * FROM c WHERE c.offerResourceId = '`+cont.meta.RID+`'"}`)
+		var feed struct {
+			Offers []offerBody `json:"Offers"`
+		}
+		if resp == nil || json.Unmarshal(resp.Body, &feed) != nil || len(feed.Offers) != 1 {
+			t.Fatalf("offer query: %+v", resp)
+		}
+		return feed.Offers[0]
+	}
+	put := func(hdr map[string]string, content string) (int, string) {
+		t.Helper()
+		of := read()
+		resp, _ := c.do(ep, "PUT", "/offers/"+of.ID, hdr, `{"offerVersion":"V2","id":"`+of.ID+`","content":`+content+`}`)
+		if resp == nil {
+			t.Fatal("no answer to the replace")
+		}
+		return resp.StatusCode, string(resp.Body)
+	}
+	toAuto := map[string]string{headerMigrateToAutoscale: "true"}
+	toManual := map[string]string{headerMigrateToManual: "True"}
+
+	if code, body := put(nil, `{"offerThroughput":1400}`); code != 200 {
+		t.Fatalf("replace with 1400 RU/s: %d %s", code, body)
+	}
+	for _, tc := range []struct {
+		name    string
+		hdr     map[string]string
+		content string
+		want    string
+	}{
+		{"a plain replace to autoscale", nil, `{"offerAutopilotSettings":{"maxThroughput":4000}}`, msgMigrateToAutoscale},
+		{"the autoscale migration with autopilot settings", toAuto, `{"offerAutopilotSettings":{"maxThroughput":4000}}`, msgMigrateToAutoscale},
+		{"the manual migration of a manual offer", toManual, `{"offerAutopilotSettings":{"maxThroughput":0}}`, "already manual"},
+		{"both migrations at once", map[string]string{headerMigrateToAutoscale: "true", headerMigrateToManual: "true"}, `{}`, "not both"},
+	} {
+		if code, body := put(tc.hdr, tc.content); code != 400 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want 400 saying %q", tc.name, code, body, tc.want)
+		}
+	}
+	if of := read(); of.Content.Autopilot != nil || of.Content.OfferThroughput != 1400 {
+		t.Fatalf("after refused replaces the offer is %+v, want manual 1400 RU/s", of.Content)
+	}
+
+	// MAX(1,000, 1,400, …) rounded to the nearest 1,000 (the autoscale FAQ's formula).
+	if code, body := put(toAuto, `{"offerIsRUPerMinuteThroughputEnabled":false}`); code != 200 {
+		t.Fatalf("the migration to autoscale: %d %s", code, body)
+	}
+	if of := read(); of.Content.Autopilot == nil || of.Content.Autopilot.MaxThroughput != 1000 || of.Content.OfferThroughput != 100 {
+		t.Errorf("after the migration to autoscale the offer is %+v, want a maximum of 1000 RU/s (100 RU/s now)", of.Content)
+	}
+	for _, tc := range []struct {
+		name    string
+		hdr     map[string]string
+		content string
+		want    string
+	}{
+		{"a plain replace to manual", nil, `{"offerThroughput":1000}`, msgMigrateToManual},
+		{"the manual migration without autopilot settings", toManual, `{"offerThroughput":1000}`, msgMigrateToManual},
+		{"the autoscale migration of an autoscale offer", toAuto, `{}`, "already autoscale"},
+	} {
+		if code, body := put(tc.hdr, tc.content); code != 400 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want 400 saying %q", tc.name, code, body, tc.want)
+		}
+	}
+	if code, body := put(nil, `{"offerAutopilotSettings":{"maxThroughput":7000}}`); code != 200 {
+		t.Fatalf("a replace of the autoscale maximum: %d %s", code, body)
+	}
+	// The manual throughput is the autoscale maximum; the request's RU/s are not taken.
+	if code, body := put(toManual, `{"offerThroughput":400,"offerAutopilotSettings":{"maxThroughput":0}}`); code != 200 {
+		t.Fatalf("the migration to manual: %d %s", code, body)
+	}
+	if of := read(); of.Content.Autopilot != nil || of.Content.OfferThroughput != 7000 {
+		t.Errorf("after the migration to manual the offer is %+v, want manual 7000 RU/s", of.Content)
+	}
+}
+
+func TestInitialAutoscaleMaxFollowsTheFAQ(t *testing.T) {
+	for manual, want := range map[int]int{400: 1000, 1000: 1000, 1400: 1000, 1500: 2000, 10_000: 10_000, 50_000: 50_000, 1_000_000: 1_000_000} {
+		if got := initialAutoscaleMax(manual); got != want {
+			t.Errorf("a manual offer of %d RU/s migrates to an autoscale maximum of %d, want %d", manual, got, want)
+		}
+	}
+}
