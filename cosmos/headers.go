@@ -37,10 +37,26 @@ const (
 	HeaderLSN                    = "lsn"
 	HeaderItemLSN                = "x-ms-item-lsn"
 	HeaderGlobalCommittedLSN     = "x-ms-global-committed-lsn"
-	HeaderServedRegion           = "x-ms-cosmos-emulator-region" // emulator only: which region answered
-	HeaderPartitionKeyRangeID    = "x-ms-documentdb-partitionkeyrangeid"
-	HeaderResourceQuota          = "x-ms-resource-quota"
-	HeaderResourceUsage          = "x-ms-resource-usage"
+	// HeaderLocalLSN and HeaderItemLocalLSN are the LSNs of the answering region's own
+	// log (on a single-region account the same as lsn and x-ms-item-lsn), and
+	// HeaderPhysicalPartitionID the physical partition that answered.
+	HeaderLocalLSN            = "x-ms-cosmos-llsn"
+	HeaderItemLocalLSN        = "x-ms-cosmos-item-llsn"
+	HeaderPhysicalPartitionID = "x-ms-cosmos-physical-partition-id"
+	// HeaderRequestDuration is the service's own time for the request, in decimal
+	// milliseconds: the round trip minus it is the network and the client.
+	HeaderRequestDuration = "x-ms-request-duration-ms"
+	// HeaderPopulateQueryMetrics asks a query page for HeaderQueryMetrics, the service's
+	// "key=value;…" execution figures; HeaderPopulateIndexMetrics asks it for
+	// HeaderIndexUtilization, base64 JSON of the indexes used and those that would help.
+	HeaderPopulateQueryMetrics = "x-ms-documentdb-populatequerymetrics"
+	HeaderQueryMetrics         = "x-ms-documentdb-query-metrics"
+	HeaderPopulateIndexMetrics = "x-ms-cosmos-populateindexmetrics"
+	HeaderIndexUtilization     = "x-ms-cosmos-index-utilization"
+	HeaderServedRegion         = "x-ms-cosmos-emulator-region" // emulator only: which region answered
+	HeaderPartitionKeyRangeID  = "x-ms-documentdb-partitionkeyrangeid"
+	HeaderResourceQuota        = "x-ms-resource-quota"
+	HeaderResourceUsage        = "x-ms-resource-usage"
 	// HeaderPopulatePartitionStatistics asks a container read for its ranges' statistics.
 	HeaderPopulatePartitionStatistics = "x-ms-documentdb-populatepartitionstatistics"
 )

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -45,6 +46,9 @@ type Response struct {
 	// Region is set by cosmosctl's emulator to name the region that served the
 	// request; real accounts leave it empty.
 	Region string
+	// ServerDuration is the service's own time for the request
+	// (x-ms-request-duration-ms), 0 when the response does not say.
+	ServerDuration time.Duration
 }
 
 // NetworkError is a request that got no HTTP response. Sent says whether the request
@@ -212,6 +216,7 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		ETag:          hresp.Header.Get(HeaderETag),
 		Region:        hresp.Header.Get(HeaderServedRegion),
 	}
+	resp.ServerDuration = ParseRequestDuration(hresp.Header.Get(HeaderRequestDuration))
 	resp.SubStatus, _ = strconv.Atoi(hresp.Header.Get(HeaderSubStatus))
 	if resp.ActivityID == "" {
 		resp.ActivityID = hreq.Header.Get(HeaderActivityID)
@@ -232,4 +237,14 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// ParseRequestDuration reads x-ms-request-duration-ms (decimal milliseconds, "0.408");
+// 0 when it is absent or not a non-negative number.
+func ParseRequestDuration(v string) time.Duration {
+	ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
+		return 0
+	}
+	return time.Duration(ms * float64(time.Millisecond))
 }

@@ -50,6 +50,10 @@ type request struct {
 	// says its charge has been admitted or refused (throughput.go).
 	budget  *rangeBudget
 	metered bool
+	// start is when the emulator began serving the request, for x-ms-request-duration-ms:
+	// its arrival, moved past any injected delay (which models the network, not the
+	// server).
+	start time.Time
 }
 
 // maxRequestBytes bounds a request body: a 2 MB document plus room for the envelope.
@@ -65,7 +69,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.s.testServeHook != nil {
 		h.s.testServeHook(r)
 	}
-	req := &request{r: r, w: w, region: h.ep.region, activityID: r.Header.Get(cosmos.HeaderActivityID)}
+	req := &request{r: r, w: w, region: h.ep.region, activityID: r.Header.Get(cosmos.HeaderActivityID), start: time.Now()}
 	defer h.s.boundUnreadBody(req)
 	if req.activityID == "" {
 		req.activityID = uuid.NewString()
@@ -305,9 +309,14 @@ func (h *handler) injectFaults(req *request) bool {
 		h.s.drop(req)
 		return false
 	}
-	if d.Delay > 0 && !h.s.wait(req.r.Context(), d.Delay) {
-		h.s.abortIfClosing()
-		return false
+	if d.Delay > 0 {
+		if !h.s.wait(req.r.Context(), d.Delay) {
+			h.s.abortIfClosing()
+			return false
+		}
+		// The latency model and delay faults stand for the network between client and
+		// region: the service's x-ms-request-duration-ms does not count them.
+		req.start = time.Now()
 	}
 	switch {
 	case d.Hang:
@@ -414,7 +423,14 @@ func (s *Server) baseHeaders(req *request, charge float64) http.Header {
 	h.Set(cosmos.HeaderRequestCharge, strconv.FormatFloat(charge, 'f', 2, 64))
 	h.Set(cosmos.HeaderServedRegion, req.regionName)
 	h.Set("x-ms-gatewayversion", gatewayVersion)
+	h.Set(cosmos.HeaderRequestDuration, requestDuration(req.start))
 	return h
+}
+
+// requestDuration renders the time since start as the service writes
+// x-ms-request-duration-ms: decimal milliseconds with three places ("0.408").
+func requestDuration(start time.Time) string {
+	return strconv.FormatFloat(float64(time.Since(start).Microseconds())/1000, 'f', 3, 64)
 }
 
 func (s *Server) writeJSON(req *request, status int, body []byte, charge float64) {

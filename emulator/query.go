@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
@@ -45,10 +46,12 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			return
 		}
 	}
+	compileStart := time.Now()
 	prog, ok := s.compileQuery(req, spec)
 	if !ok {
 		return
 	}
+	metrics := queryMetrics{compile: time.Since(compileStart)}
 	if strings.EqualFold(r.Header.Get(cosmos.HeaderQueryPlanRequest), "true") {
 		s.serveQueryPlan(req, prog)
 		return
@@ -88,8 +91,12 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		first = c.partitionByID(cont.Range)
 	}
 	s.meter(req, c, first)
+	if len(parts) == 1 {
+		s.queryLSNHeaders(req, parts[0])
+	}
 	pg := queryPage{maxItems: maxItems, fingerprint: fingerprint}
 	var err error
+	runStart := time.Now()
 	if prog.Streaming() {
 		err = s.streamQuery(req, c, parts, pkIdentity, prog, cont, &pg)
 	} else {
@@ -99,10 +106,31 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		s.writeError(req, badRequest("%v", err), 0)
 		return
 	}
+	metrics.run = time.Since(runStart)
 	if pg.next != nil {
 		req.w.Header().Set(cosmos.HeaderContinuation, pg.next.token())
 	}
-	s.writeFeed(req, pg.feed(c.meta.RID), len(pg.docs), chargeQuery(pg.examined, pg.bytes))
+	writeStart := time.Now()
+	feed := pg.feed(c.meta.RID)
+	metrics.write = time.Since(writeStart)
+	if strings.EqualFold(r.Header.Get(cosmos.HeaderPopulateQueryMetrics), "true") {
+		metrics.retrieved, metrics.retrievedBytes, metrics.matched = pg.retrieved, pg.retrievedBytes, pg.matched
+		metrics.output, metrics.outputBytes = len(pg.docs), pg.bytes
+		req.w.Header().Set(cosmos.HeaderQueryMetrics, metrics.header())
+	}
+	s.writeFeed(req, feed, len(pg.docs), chargeQuery(pg.examined, pg.bytes))
+}
+
+// queryLSNHeaders sets the LSN and partition key range of a query page read from one
+// range, as the service's query responses carry them (finishHeaders adds the rest of
+// the LSN family).
+func (s *Server) queryLSNHeaders(req *request, p *partition) {
+	p.mu.RLock()
+	caught := p.caughtUpLSN(req.region, s.clock.Now(), s.lagNow())
+	p.mu.RUnlock()
+	h := req.w.Header()
+	h.Set(cosmos.HeaderLSN, strconv.FormatInt(caught, 10))
+	h.Set(cosmos.HeaderPartitionKeyRangeID, p.rng.ID)
 }
 
 // compileQuery parses and binds a query; ok is false once an error has been answered.
@@ -140,7 +168,10 @@ type queryPage struct {
 	docs        []json.RawMessage
 	bytes       int
 	examined    int
-	next        *queryPosition // the continuation, when there is more
+	// retrieved, retrievedBytes and matched are the page's documents read, their
+	// size and how many passed the filter, for the query metrics.
+	retrieved, retrievedBytes, matched int
+	next                               *queryPosition // the continuation, when there is more
 }
 
 // fits reports whether a row of n bytes still goes on the page; a page always takes
@@ -200,6 +231,8 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 				return false
 			}
 			pg.examined++
+			pg.retrieved++
+			pg.retrievedBytes += len(body)
 			var row []byte
 			if prog.Star() {
 				ok, err := prog.Match(body)
@@ -216,6 +249,7 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 				}
 				row = out
 			}
+			pg.matched++
 			if consumed < offset {
 				consumed++
 				last = queryPosition{Range: p.rng.ID, Seq: seq}
@@ -290,6 +324,12 @@ func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity
 	pg.examined = i - start
 	if cont.Range == "" && !prog.Ordered() {
 		pg.examined = res.Scanned
+	}
+	// The first page built the result from every document of the scope; a later page
+	// reads the rows it resumes through from that result.
+	pg.retrieved, pg.retrievedBytes, pg.matched = i-start, pg.bytes, i-start
+	if cont.Range == "" {
+		pg.retrieved, pg.retrievedBytes, pg.matched = res.Scanned, res.ScannedBytes, res.Matched
 	}
 	if pg.next == nil {
 		return nil

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,11 +41,44 @@ func (s *Server) finishHeaders(req *request, status int) {
 	if tok := h.Get(cosmos.HeaderSessionToken); tok != "" {
 		h.Set(cosmos.HeaderSessionToken, s.vectorTokens(c, req.region, tok))
 	}
+	s.lsnHeaders(h, c)
 	if status < 400 {
 		q, u := c.usage.headers(c, req.r.Header.Get(headerPopulateQuotaInfo) == "true")
 		h.Set(cosmos.HeaderResourceQuota, q)
 		h.Set(cosmos.HeaderResourceUsage, u)
 	}
+}
+
+// lsnHeaders completes what a response that names its partition key range and LSN
+// carries, as the service's document and feed responses do (captured gateway answers
+// have lsn, x-ms-cosmos-llsn, x-ms-global-committed-lsn, x-ms-documentdb-partitionkeyrangeid
+// and x-ms-cosmos-physical-partition-id together; a point read adds x-ms-item-lsn and
+// x-ms-cosmos-item-llsn). The emulator keeps one log per range, so its local LSNs are its
+// LSNs; the global committed LSN is what every region has received (less than lsn
+// while --replication-lag holds a write back from some region); a range is its own
+// physical partition.
+func (s *Server) lsnHeaders(h http.Header, c *container) {
+	lsn, rng := h.Get(cosmos.HeaderLSN), h.Get(cosmos.HeaderPartitionKeyRangeID)
+	if lsn == "" || rng == "" {
+		return
+	}
+	p := c.partitionByID(rng)
+	if p == nil {
+		return
+	}
+	h.Set(cosmos.HeaderLocalLSN, lsn)
+	if item := h.Get(cosmos.HeaderItemLSN); item != "" {
+		h.Set(cosmos.HeaderItemLocalLSN, item)
+	}
+	now, lag := s.clock.Now(), s.lagNow()
+	p.mu.RLock()
+	committed := p.lsn
+	for r := range s.regions {
+		committed = min(committed, p.caughtUpLSN(r, now, lag))
+	}
+	p.mu.RUnlock()
+	h.Set(cosmos.HeaderGlobalCommittedLSN, strconv.FormatInt(committed, 10))
+	h.Set(cosmos.HeaderPhysicalPartitionID, p.rng.ID)
 }
 
 // responseContainer is the container a request addresses (the container itself, its

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/cosmos"
 )
 
 // Reason says why an attempt was sent.
@@ -54,7 +56,11 @@ type Attempt struct {
 	// timeout), and TimedOut whether it expired before an answer came.
 	Timeout  time.Duration `json:"-"`
 	TimedOut bool          `json:"timed_out"`
-	done     bool
+	// ServerDuration is the service's own time for the request, from the response's
+	// x-ms-request-duration-ms (0: the response did not say, or there was none). The
+	// rest of Duration is the network, queueing and the client.
+	ServerDuration time.Duration `json:"-"`
+	done           bool
 }
 
 // RegionNote says whether a region was in the effective list and why.
@@ -149,6 +155,14 @@ func (r *recorder) finish(i int, status, sub int, charge float64, activityID str
 	if status == 0 {
 		a.Outcome = OutcomeFailed
 	}
+}
+
+// finishResponse records an attempt's HTTP answer, with the service's own time for it.
+func (r *recorder) finishResponse(i int, resp *cosmos.Response) {
+	r.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Attempts[i].ServerDuration = resp.ServerDuration
 }
 
 // setOutcome sets an attempt's outcome and, optionally, a note on what followed.

@@ -251,7 +251,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		if resp != nil {
 			out.StatusCode, out.SubStatus = resp.StatusCode, resp.SubStatus
 			out.RetryAfter = retryAfterMs(err)
-			rec.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+			rec.finishResponse(i, resp)
 			if resp.StatusCode == 429 && op.Throttled != nil {
 				op.Throttled(time.Duration(out.RetryAfter * float64(time.Millisecond)))
 			}

@@ -46,11 +46,15 @@ type AttemptJSON struct {
 	StartMs    float64 `json:"start_ms"`
 	DurationMs float64 `json:"duration_ms"`
 	TimeoutMs  float64 `json:"timeout_ms"`
+	// ServerDurationMs is the service's own time for the request
+	// (x-ms-request-duration-ms), null when the response did not carry it or there
+	// was no response; duration_ms minus it is the network, queueing and the client.
+	ServerDurationMs *float64 `json:"server_duration_ms"`
 }
 
 // MarshalJSON writes the attempt as AttemptJSON.
 func (a Attempt) MarshalJSON() ([]byte, error) {
-	j := AttemptJSON{attemptFields: attemptFields(a), StartMs: ms(a.Start), DurationMs: ms(a.Duration), TimeoutMs: ms(a.Timeout)}
+	j := AttemptJSON{attemptFields: attemptFields(a), StartMs: ms(a.Start), DurationMs: ms(a.Duration), TimeoutMs: ms(a.Timeout), ServerDurationMs: msOrNull(a.ServerDuration)}
 	j.StatusCode, j.SubStatus = statusOrNull(a.StatusCode, a.SubStatus)
 	return jsonenc.Marshal(j)
 }

@@ -75,7 +75,7 @@ func (c *Client) Metadata(ctx context.Context, r MetadataRequest) (*cosmos.Respo
 		at := c.send(ctx, ClassMetadata, 0, ep, req)
 		rec.setTimeout(i, at.timeout, at.expired)
 		if at.resp != nil {
-			rec.finish(i, at.resp.StatusCode, at.resp.SubStatus, at.resp.RequestCharge, at.resp.ActivityID, "")
+			rec.finishResponse(i, at.resp)
 		} else {
 			rec.finish(i, 0, 0, 0, "", at.err.Error())
 		}

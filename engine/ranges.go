@@ -58,7 +58,7 @@ func (c *Client) PartitionKeyRanges(ctx context.Context, db, coll string, refres
 		at := c.send(ctx, ClassMetadata, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
 		rec.setTimeout(i, at.timeout, at.expired)
 		if at.resp != nil {
-			rec.finish(i, at.resp.StatusCode, at.resp.SubStatus, at.resp.RequestCharge, at.resp.ActivityID, "")
+			rec.finishResponse(i, at.resp)
 		} else {
 			rec.finish(i, 0, 0, 0, "", at.err.Error())
 		}

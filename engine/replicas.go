@@ -164,7 +164,7 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 		return fail(ctx.Err())
 	}
 	if resp != nil {
-		rec.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+		rec.finishResponse(i, resp)
 		res.fill(resp)
 	} else {
 		rec.finish(i, 0, 0, 0, "", err.Error())

@@ -74,7 +74,7 @@ func (c *Client) verifyTrackingID(ctx context.Context, rec *recorder, op *Operat
 		rec.setOutcome(i, OutcomeFailed, "could not read the item to check its _trackingId")
 		return nil, i, false
 	}
-	rec.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+	rec.finishResponse(i, resp)
 	var doc struct {
 		TrackingID string `json:"_trackingId"`
 	}

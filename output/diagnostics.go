@@ -52,12 +52,21 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	// before any of them goes. The region, duration, status and outcome always stay.
 	total := timelineSpan(d)
 	span := "0" + sym.rangeTo + HumanDuration(total)
-	t := NewTableOf(ew, st,
-		Column{Header: "#", Key: true, Right: true},
-		Column{Header: "REGION", Key: true, Priority: 9, Min: 10},
-		Column{Header: "REASON", Priority: 3},
-		Column{Header: "START", Priority: 4, Right: true},
-		Column{Header: "DURATION", Key: true, Right: true},
+	// SERVER is the service's own part of DURATION (x-ms-request-duration-ms), shown
+	// when an answer carried it: the difference is the network and the client. It
+	// goes before the timeline and after the reason when the terminal is narrow.
+	server := serverColumn(d)
+	cols := []Column{
+		{Header: "#", Key: true, Right: true},
+		{Header: "REGION", Key: true, Priority: 9, Min: 10},
+		{Header: "REASON", Priority: 3},
+		{Header: "START", Priority: 4, Right: true},
+		{Header: "DURATION", Key: true, Right: true},
+	}
+	if server {
+		cols = append(cols, Column{Header: "SERVER", Priority: 4, Right: true})
+	}
+	cols = append(cols,
 		Column{Header: "STATUS", Key: true},
 		Column{Header: "RU", Priority: 2, Right: true},
 		Column{Header: "OUTCOME", Key: true},
@@ -67,19 +76,26 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 		}},
 		Column{Header: "ACTIVITY ID", Priority: 1},
 	)
+	t := NewTableOf(ew, st, cols...)
 	for _, a := range d.Attempts {
-		t.Append(
+		row := []string{
 			strconv.Itoa(a.N),
 			a.Region,
 			string(a.Reason),
-			"+"+HumanDuration(a.Start),
+			"+" + HumanDuration(a.Start),
 			attemptDuration(a, sym),
+		}
+		if server {
+			row = append(row, serverDuration(a, sym))
+		}
+		row = append(row,
 			attemptStatus(a, sym),
 			charge(a, sym),
 			paintOutcome(st, a.Outcome, string(a.Outcome)),
 			paintOutcome(st, a.Outcome, timeline(a, total, sym, TimelineWidth)),
 			orDefault(truncate(a.ActivityID, shortActivityID), sym.dash),
 		)
+		t.Append(row...)
 	}
 	if len(d.Attempts) == 0 {
 		ew.printf("%s\n", st.Faint("no request was sent"))
@@ -126,6 +142,25 @@ func attemptDuration(a engine.Attempt, sym symbols) string {
 		return sym.dash
 	}
 	return HumanDuration(a.Duration)
+}
+
+// serverColumn reports whether any attempt's answer said how long the service took.
+func serverColumn(d *engine.Diagnostics) bool {
+	for _, a := range d.Attempts {
+		if a.ServerDuration > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// serverDuration is the service's own time for an attempt, a dash when its answer did
+// not say (or there was none).
+func serverDuration(a engine.Attempt, sym symbols) string {
+	if a.ServerDuration <= 0 {
+		return sym.dash
+	}
+	return HumanDuration(a.ServerDuration)
 }
 
 // attemptStatus is the attempt's status, or "timeout" when its own timeout expired.

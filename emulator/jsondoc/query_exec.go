@@ -230,8 +230,12 @@ type Result struct {
 	// order lists the rows in result order when it is not theirs (a sorted
 	// ORDER BY result): sorting pointers moves 8 bytes a swap, not a row.
 	order []*row
-	// Scanned is how many documents building the result read.
-	Scanned int
+	// Scanned is how many documents building the result read, ScannedBytes their
+	// size, and Matched how many of them passed the filter (the service's query
+	// metrics report the three).
+	Scanned      int
+	ScannedBytes int
+	Matched      int
 }
 
 type row struct {
@@ -281,9 +285,11 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 			return nil, err
 		}
 		env.doc = doc
+		r.ScannedBytes += len(d.Body)
 		if !p.match(env) {
 			continue
 		}
+		r.Matched++
 		if groups != nil {
 			groups.add(env)
 			continue
