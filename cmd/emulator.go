@@ -27,6 +27,7 @@ type emulatorOptions struct {
 	MultiWrite     bool
 	ReplicationLag time.Duration
 	Ranges         int
+	FeedPageSize   int
 	Database       string
 	Container      string
 	PartitionKey   []string
@@ -150,6 +151,7 @@ embedded-emulator).`,
 	f.BoolVar(&opts.MultiWrite, "multi-write", false, "make every region writable")
 	f.DurationVar(&opts.ReplicationLag, "replication-lag", 0, "time for a write to reach the other regions")
 	f.IntVar(&opts.Ranges, "ranges", emulator.DefaultRanges, "physical partitions (partition key ranges) per container")
+	f.IntVar(&opts.FeedPageSize, "feed-page-size", 0, "serve the metadata feeds (databases, containers, offers, partition key ranges) in pages of at most this many, whatever the client asks, as the service pages a big container's ranges (default: as large as the client asks)")
 	f.StringVar(&opts.Database, "database", "app", `database to pre-create ("" for none)`)
 	f.StringVar(&opts.Container, "container", "items", `container to pre-create in --database ("" for none)`)
 	f.StringSliceVar(&opts.PartitionKey, "partition-key", []string{"/pk"}, "partition key path(s) of the pre-created container; several paths make a hierarchical key")
@@ -183,6 +185,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	}
 	if latency != latencyRealistic && latency != latencyNone {
 		return cfg, usageErrorf("--latency must be %s or %s, not %q", latencyRealistic, latencyNone, o.Latency)
+	}
+	if o.FeedPageSize < 0 {
+		return cfg, usageErrorf("--feed-page-size must be positive (or 0: pages as large as the client asks), not %d", o.FeedPageSize)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return cfg, usageErrorf("--port must be between 0 and 65535, not %d", o.Port)
@@ -223,6 +228,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	}
 	if pick("ranges", cfg.Ranges != 0) {
 		cfg.Ranges = o.Ranges
+	}
+	if pick("feed-page-size", cfg.FeedPageSize != 0) {
+		cfg.FeedPageSize = o.FeedPageSize
 	}
 	if pick("data-dir", cfg.DataDir != "") {
 		cfg.DataDir = o.DataDir

@@ -329,6 +329,10 @@ THE ACCOUNT
   multi_write = false            # every region writable
   replication_lag = "150ms"      # time for a write to reach the other regions
   ranges = 4                     # partition key ranges per container (1-64)
+  feed_page_size = 1             # serve databases, containers, offers and partition
+                                 # key ranges in pages of at most this many, whatever
+                                 # the client asks, as the service pages a big
+                                 # container's ranges (default: as the client asks)
   replicas = 4                   # replicas per region x range, one primary (1-16)
   gateway_cache_ttl = "30s"      # how long plain //addresses/ requests see a stale set
   seed = 42                      # reproducible latencies and probabilities (0: random)

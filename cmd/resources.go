@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -69,7 +70,10 @@ func (o *resourceOptions) connect(ctx context.Context, io *IOStreams) (*resource
 
 // send is one metadata request; what names the resource in a 404's message.
 func (r *resourceRun) send(ctx context.Context, req engine.MetadataRequest, what string) (*cosmos.Response, error) {
-	req.ExcludeRegions, req.E2ETimeout = r.exclude, r.sess.settings.E2ETimeout
+	req.ExcludeRegions = r.exclude
+	if req.E2ETimeout == 0 {
+		req.E2ETimeout = r.sess.settings.E2ETimeout
+	}
 	resp, d, err := r.sess.client.Metadata(ctx, req)
 	if d != nil && len(d.Attempts) > 0 && r.o.conn.diagnostics && !r.json() {
 		_ = output.WriteDiagnostics(r.io.ErrOut, d, r.o.conn.styles(r.io))
@@ -330,24 +334,58 @@ func (r *resourceRun) getDatabase(ctx context.Context, name string) (cosmos.Data
 	return d, json.Unmarshal(resp.Body, &d)
 }
 
-// feed reads every page of a feed, following the continuation.
+// feed reads every page of a feed (GET path), following the continuation.
 func (r *resourceRun) feed(ctx context.Context, path, db, what string, page func([]byte) error) error {
+	return r.pages(ctx, engine.MetadataRequest{Method: http.MethodGet, Path: path, Database: db}, what, func(body []byte) (bool, error) {
+		if err := page(body); err != nil {
+			return false, fmt.Errorf("the account's %s feed is not what it should be: %v", what, err)
+		}
+		return false, nil
+	})
+}
+
+// pages sends req for every page of a feed or of a query of one, following
+// x-ms-continuation until an answer has none (the service pages every feed, and a
+// listing that stopped at the first page would leave resources out without a word), or
+// until page says it has found what it looks for. The end-to-end timeout bounds the
+// whole read, not each page: a feed of many pages must not take many times the
+// deadline the operator set.
+func (r *resourceRun) pages(ctx context.Context, req engine.MetadataRequest, what string, page func([]byte) (bool, error)) error {
+	e2e, start := r.sess.settings.E2ETimeout, time.Now()
+	header := req.Header
 	cont := ""
 	for {
-		h := http.Header{}
-		if cont != "" {
-			h.Set(cosmos.HeaderContinuation, cont)
+		req.Header = header.Clone()
+		if req.Header == nil {
+			req.Header = http.Header{}
 		}
-		resp, err := r.send(ctx, engine.MetadataRequest{Method: http.MethodGet, Path: path, Header: h, Database: db}, what)
+		if cont != "" {
+			req.Header.Set(cosmos.HeaderContinuation, cont)
+		}
+		req.E2ETimeout = 0
+		if e2e > 0 {
+			if req.E2ETimeout = e2e - time.Since(start); req.E2ETimeout <= 0 {
+				return &engine.TimeoutError{Timeout: e2e, Cause: fmt.Errorf("%s: the feed was not read to its end", what)}
+			}
+		}
+		resp, err := r.send(ctx, req, what)
+		if te := (*engine.TimeoutError)(nil); errors.As(err, &te) {
+			te.Timeout = e2e // the page's share was what was left of the whole read's
+		}
 		if err != nil {
 			return err
 		}
-		if err := page(resp.Body); err != nil {
-			return fmt.Errorf("the account's %s feed is not what it should be: %v", what, err)
+		if done, err := page(resp.Body); done || err != nil {
+			return err
 		}
-		if cont = resp.Header.Get(cosmos.HeaderContinuation); cont == "" {
+		next := resp.Header.Get(cosmos.HeaderContinuation)
+		if next == "" {
 			return nil
 		}
+		if next == cont {
+			return fmt.Errorf("the account's %s feed gave back the continuation it was sent, so it would never end", what)
+		}
+		cont = next
 	}
 }
 
@@ -395,34 +433,27 @@ func (r *resourceRun) offerOf(ctx context.Context, rid, resource string) (*offer
 	spec := cosmos.QuerySpec{Query: "SELECT * FROM root r WHERE r.offerResourceId = @rid",
 		Parameters: []cosmos.QueryParameter{{Name: "@rid", Value: json.RawMessage(strconv.Quote(rid))}}}
 	body, _ := json.Marshal(spec)
-	cont := ""
-	for {
-		h := http.Header{}
-		h.Set("Content-Type", "application/query+json")
-		h.Set(cosmos.HeaderIsQuery, "True")
-		if cont != "" {
-			h.Set(cosmos.HeaderContinuation, cont)
-		}
-		resp, err := r.send(ctx, engine.MetadataRequest{Method: http.MethodPost, Path: "/offers", ResourceType: "offers",
-			Header: h, Body: body, Read: true}, "the offer of "+resource)
-		if err != nil {
-			return nil, err
-		}
-		var page struct {
-			Offers []offer `json:"Offers"`
-		}
-		if err := json.Unmarshal(resp.Body, &page); err != nil {
-			return nil, fmt.Errorf("the account's answer to a query of its offers is not an offers feed: %v", err)
-		}
-		for i := range page.Offers {
-			if page.Offers[i].OfferResourceID == rid {
-				return &page.Offers[i], nil
+	h := http.Header{}
+	h.Set("Content-Type", "application/query+json")
+	h.Set(cosmos.HeaderIsQuery, "True")
+	var found *offer
+	err := r.pages(ctx, engine.MetadataRequest{Method: http.MethodPost, Path: "/offers", ResourceType: "offers", Header: h, Body: body, Read: true},
+		"the offer of "+resource, func(body []byte) (bool, error) {
+			var page struct {
+				Offers []offer `json:"Offers"`
 			}
-		}
-		if cont = resp.Header.Get(cosmos.HeaderContinuation); cont == "" {
-			return nil, nil
-		}
-	}
+			if err := json.Unmarshal(body, &page); err != nil {
+				return false, fmt.Errorf("the account's answer to a query of its offers is not an offers feed: %v", err)
+			}
+			for i := range page.Offers {
+				if page.Offers[i].OfferResourceID == rid {
+					found = &page.Offers[i]
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	return found, err
 }
 
 // throughputOfOne is the throughput of one resource, from its offer found by a query.

@@ -30,6 +30,13 @@ type Config struct {
 	ReplicationLag faults.Duration `toml:"replication_lag"`
 	// Ranges is the number of physical partitions of each container (default 4).
 	Ranges int `toml:"ranges"`
+	// FeedPageSize caps every page of the metadata feeds (databases, containers, offers,
+	// partition key ranges, and queries of them) at this many resources, whatever
+	// x-ms-max-item-count asks for: the service pages those feeds too, the partition key
+	// ranges of a container with many physical partitions above all (feedpage.go), and a
+	// client that reads only the first page loses data. 0: pages as large as the client
+	// asks (100 without x-ms-max-item-count, 1000 for -1).
+	FeedPageSize int `toml:"feed_page_size"`
 	// Replicas is the size of every replica set (region × container × range), served
 	// through the gateway's //addresses/ endpoint (default 4: a primary and three
 	// secondaries).
@@ -138,6 +145,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Ranges < 1 || c.Ranges > 64 {
 		return c, fmt.Errorf("ranges must be between 1 and 64, not %d", c.Ranges)
+	}
+	if c.FeedPageSize < 0 || c.FeedPageSize > maxPageItems {
+		return c, fmt.Errorf("feed_page_size must be between 1 and %d (0: as the client asks), not %d", maxPageItems, c.FeedPageSize)
 	}
 	if c.Replicas == 0 {
 		c.Replicas = DefaultReplicas

@@ -59,8 +59,16 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 		switch r.Method {
 		case http.MethodGet:
 			dbs := s.store.listDatabases()
-			body, _ := json.Marshal(cosmos.DatabaseFeed{Databases: dbs, Count: len(dbs)})
-			s.writeFeed(req, body, len(dbs), chargeMetadata)
+			keys := make([]uint64, len(dbs))
+			for i := range dbs {
+				keys[i] = creationOrder(dbs[i].RID)
+			}
+			from, to, next, ok := s.feedPage(req, cosmos.TypeDatabases, keys)
+			if !ok {
+				return
+			}
+			body, _ := json.Marshal(cosmos.DatabaseFeed{Databases: dbs[from:to], Count: to - from})
+			s.writeFeedPage(req, body, to-from, next)
 		case http.MethodPost:
 			if !s.writeAllowed(req) {
 				return
@@ -112,8 +120,16 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.writeError(req, err, chargeMetadata)
 				return
 			}
-			body, _ := json.Marshal(cosmos.ContainerFeed{Containers: colls, Count: len(colls)})
-			s.writeFeed(req, body, len(colls), chargeMetadata)
+			keys := make([]uint64, len(colls))
+			for i := range colls {
+				keys[i] = creationOrder(colls[i].RID)
+			}
+			from, to, next, ok := s.feedPage(req, "dbs/"+segs[1]+"/colls", keys)
+			if !ok {
+				return
+			}
+			body, _ := json.Marshal(cosmos.ContainerFeed{Containers: colls[from:to], Count: to - from})
+			s.writeFeedPage(req, body, to-from, next)
 		case http.MethodPost:
 			if !s.writeAllowed(req) {
 				return
@@ -220,9 +236,22 @@ func (s *Server) setContentPath(req *request, c *container) {
 	h.Set(cosmos.HeaderAltContentPath, "dbs/"+c.db.meta.ID+"/colls/"+c.meta.ID)
 }
 
-// servePKRanges answers the partition key ranges feed. The Go SDK reads it as an
-// incremental feed and repeats with If-None-Match until it sees 304, so the feed carries
-// an etag and honours it.
+// servePKRanges answers the partition key ranges feed, in pages (feedpage.go), in the
+// two ways the SDKs read it:
+//
+//   - as a read feed (the JS and Python SDKs): x-ms-continuation on every page but the
+//     last, followed until it is absent;
+//   - as an incremental feed, A-IM: Incremental Feed (the Go, .NET, Java and Rust SDKs'
+//     routing-map caches): the etag of a page is the position after it, sent back as
+//     If-None-Match for the next page, and a read from the end answers 304 Not Modified.
+//     azcosmos drains it "until 304 Not Modified" (fetchAllChangeFeedPages in
+//     cosmos_partition_key_range_cache.go), so the last page's etag must lead to a 304,
+//     or that client loops.
+//
+// Either way the feed's etag, once every range has been read, is the etag of its end:
+// If-None-Match with it answers 304, as it did before the feed was paged. An
+// If-None-Match that is no position of this container's feed reads from the start
+// (where the service's answer is documented nowhere).
 //
 // The feed is read-only: the REST reference lists GET alone for pkranges, and the
 // service's answer to another verb is documented nowhere, so any other is a 405 with
@@ -240,16 +269,50 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 		return
 	}
 	s.setContentPath(req, c)
-	etag := `"` + c.meta.RID + `-pkranges"`
-	req.w.Header().Set(cosmos.HeaderETag, etag)
-	if inm := req.r.Header.Get(cosmos.HeaderIfNoneMatch); inm != "" && strings.Trim(inm, `"`) == strings.Trim(etag, `"`) {
+	ranges := c.ranges()
+	end := pkRangesETag(c, len(ranges))
+	incremental := req.r.Header.Get(cosmos.HeaderAIM) != ""
+	inm := strings.Trim(strings.TrimSpace(req.r.Header.Get(cosmos.HeaderIfNoneMatch)), `"`)
+	if inm == strings.Trim(end, `"`) || (incremental && inm == "*") {
+		req.w.Header().Set(cosmos.HeaderETag, end)
 		req.w.Header().Set(cosmos.HeaderItemCount, "0")
 		s.writeJSON(req, http.StatusNotModified, nil, chargeMetadata)
 		return
 	}
-	ranges := c.ranges()
-	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges, Count: len(ranges)})
-	s.writeFeed(req, body, len(ranges), chargeMetadata)
+	if !incremental {
+		from, to, next, ok := s.feedPage(req, "pkranges/"+c.meta.RID, indexKeys(len(ranges)))
+		if !ok {
+			return
+		}
+		req.w.Header().Set(cosmos.HeaderETag, end)
+		body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges[from:to], Count: to - from})
+		s.writeFeedPage(req, body, to-from, next)
+		return
+	}
+	size, ok := s.feedPageSize(req)
+	if !ok {
+		return
+	}
+	from := pkRangesPosition(c, inm, len(ranges))
+	to := min(from+size, len(ranges))
+	req.w.Header().Set(cosmos.HeaderETag, pkRangesETag(c, to))
+	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges[from:to], Count: to - from})
+	s.writeFeed(req, body, to-from, chargeMetadata)
+}
+
+// pkRangesETag is the etag of the position after the first n partition key ranges of c.
+func pkRangesETag(c *container, n int) string {
+	return `"` + c.meta.RID + "-pkranges-" + strconv.Itoa(n) + `"`
+}
+
+// pkRangesPosition reads an etag of pkRangesETag (unquoted): how many ranges it is past;
+// 0 for anything else.
+func pkRangesPosition(c *container, etag string, ranges int) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(etag, c.meta.RID+"-pkranges-"))
+	if err != nil || !strings.HasPrefix(etag, c.meta.RID+"-pkranges-") || n < 0 || n > ranges {
+		return 0
+	}
+	return n
 }
 
 // rangeStatistics is one entry of a container read's "statistics" array, answered when

@@ -120,8 +120,13 @@ func (s *Server) answerMetaQuery(req *request, mq *metaQuery, rid, feed string, 
 		s.writeError(req, badRequest("%v", err), 0)
 		return
 	}
-	body, _ := json.Marshal(map[string]any{"_rid": rid, feed: matched, "_count": len(matched)})
-	s.writeFeed(req, body, len(matched), chargeMetadata)
+	// The rows of a query come in the feed's order, so a page is cut by row number.
+	from, to, next, ok := s.feedPage(req, "query/"+feed+"/"+rid, indexKeys(len(matched)))
+	if !ok {
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"_rid": rid, feed: matched[from:to], "_count": to - from})
+	s.writeFeedPage(req, body, to-from, next)
 }
 
 func (s *Server) serveDatabaseQuery(req *request) {

@@ -357,8 +357,16 @@ func (s *Server) serveOffers(req *request, segs []string) {
 		}
 		switch {
 		case req.r.Method == http.MethodGet:
-			body, _ := json.Marshal(map[string]any{"_rid": "", "Offers": bodies, "_count": len(bodies)})
-			s.writeFeed(req, body, len(bodies), chargeMetadata)
+			keys := make([]uint64, len(targets))
+			for i := range targets {
+				keys[i] = uint64(targets[i].seq)
+			}
+			from, to, next, ok := s.feedPage(req, offersFeed, keys)
+			if !ok {
+				return
+			}
+			body, _ := json.Marshal(map[string]any{"_rid": "", "Offers": bodies[from:to], "_count": to - from})
+			s.writeFeedPage(req, body, to-from, next)
 		case req.r.Method == http.MethodPost && isQuery(req.r):
 			mq, ok := s.parseMetaQuery(req)
 			if ok {

@@ -18,6 +18,9 @@ const (
 	ReasonFailover Reason = "failover"
 	// ReasonVerify is the read that checks a retried write's _trackingId.
 	ReasonVerify Reason = "verify"
+	// ReasonPage is the read of a feed's next page, with the continuation of the page
+	// before it.
+	ReasonPage Reason = "page"
 )
 
 // Outcome is how an attempt ended.

@@ -62,11 +62,7 @@ func (c *Client) cachedRanges(ctx context.Context, db, coll, endpoint string) ([
 	if ok {
 		return ranges, nil
 	}
-	resp, err := c.do(ctx, ClassMetadata, endpoint, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
-	if err != nil {
-		return nil, err
-	}
-	ranges, err = parseRanges(resp.Body, key)
+	ranges, _, _, err := c.readRanges(ctx, nil, "", endpoint, ReasonInitial, db, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +70,33 @@ func (c *Client) cachedRanges(ctx context.Context, db, coll, endpoint string) ([
 	return ranges, nil
 }
 
-func parseRanges(body []byte, key string) ([]cosmos.PartitionKeyRange, error) {
+// parseRangesPage reads one page of a partition key range feed.
+func parseRangesPage(body []byte, key string) ([]cosmos.PartitionKeyRange, error) {
 	var feed cosmos.PartitionKeyRangeFeed
-	if err := json.Unmarshal(body, &feed); err != nil || len(feed.Ranges) == 0 {
+	if err := json.Unmarshal(body, &feed); err != nil || feed.Ranges == nil {
 		return nil, fmt.Errorf("could not read the partition key ranges of %s: the answer is not a partition key range feed", key)
 	}
-	return currentRanges(feed.Ranges), nil
+	return feed.Ranges, nil
+}
+
+// completeRanges is the current ranges of a feed read to its end (pages of them), or an
+// error when they do not cover every partition key from "" to "FF" exactly once: a feed
+// cut short would otherwise pass for a container with fewer partitions, and every
+// cross-partition read would silently miss the rest. (azcosmos refuses such a set the
+// same way: isCompleteSetOfRanges in cosmos_partition_key_range_cache.go.)
+func completeRanges(all []cosmos.PartitionKeyRange, key string, pages int) ([]cosmos.PartitionKeyRange, error) {
+	ranges := currentRanges(all)
+	at := ""
+	for _, r := range ranges {
+		if r.MinInclusive != at {
+			break
+		}
+		at = r.MaxExclusive
+	}
+	if len(ranges) == 0 || at != "FF" {
+		return nil, fmt.Errorf("could not read the partition key ranges of %s: the %d range(s) in %d page(s) of the feed do not cover every partition key (\"\" to \"FF\")", key, len(ranges), pages)
+	}
+	return ranges, nil
 }
 
 // currentRanges drops the ranges that another range names as a parent: a feed read

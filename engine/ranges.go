@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -54,14 +55,7 @@ func (c *Client) PartitionKeyRanges(ctx context.Context, db, coll string, refres
 	reason := ReasonInitial
 	for n, region := range plan.targets {
 		ep := endpointOf(region)
-		i := rec.begin(region.Name, ep, reason)
-		at := c.send(ctx, ClassMetadata, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll)})
-		rec.setTimeout(i, at.timeout, at.expired)
-		if at.resp != nil {
-			rec.finishResponse(i, at.resp)
-		} else {
-			rec.finish(i, 0, 0, 0, "", at.err.Error())
-		}
+		ranges, at, i, err := c.readRanges(ctx, rec, region.Name, ep, reason, db, coll)
 		if ctx.Err() != nil {
 			rec.cancel(i, context.Cause(ctx).Error())
 			if timedOut() {
@@ -73,10 +67,9 @@ func (c *Client) PartitionKeyRanges(ctx context.Context, db, coll string, refres
 			return nil, rec.snapshot(), ctx.Err()
 		}
 		if at.err == nil {
-			ranges, perr := parseRanges(at.resp.Body, key)
-			if perr != nil {
-				rec.setOutcome(i, OutcomeFailed, perr.Error())
-				return nil, rec.snapshot(), perr
+			if err != nil {
+				rec.setOutcome(i, OutcomeFailed, err.Error())
+				return nil, rec.snapshot(), err
 			}
 			rec.setOutcome(i, OutcomeWon, "")
 			c.storeRanges(key, ranges)
@@ -87,6 +80,8 @@ func (c *Client) PartitionKeyRanges(ctx context.Context, db, coll string, refres
 			rec.setOutcome(i, OutcomeFailed, statusText(at.resp)+" from "+region.Name)
 			return nil, rec.snapshot(), at.err
 		}
+		// The next region reads the feed from its first page: a continuation is the
+		// answering region's, and the SDKs too restart the read after a failed page.
 		note := statusText(at.resp) + " from " + region.Name + ": trying the next region"
 		if n == len(plan.targets)-1 {
 			note = statusText(at.resp) + " from " + region.Name + ": no region left to try"
@@ -95,4 +90,61 @@ func (c *Client) PartitionKeyRanges(ctx context.Context, db, coll string, refres
 		err, reason = at.err, ReasonFailover
 	}
 	return nil, rec.snapshot(), err
+}
+
+// readRanges reads a container's partition key ranges from one region, every page of
+// the feed: the service pages it on a container with many physical partitions, and the
+// ranges of the first page alone would leave the others' items out of every
+// cross-partition query, change feed and export. It follows x-ms-continuation until an
+// answer has none, as the JS and Python SDKs read the feed (the Go SDK's fix for the
+// same loss: azcosmos 1.5.0-beta.6, PR 26777). The end-to-end deadline in ctx bounds
+// the whole read, since every page is sent under it.
+//
+// rec, when not nil, records each page as an attempt (the first with reason, the others
+// as ReasonPage). It returns the ranges, the last page's attempt and its index in rec,
+// and an error when the pages that were read are not a partition key range feed
+// (at.err is then nil) or at.err when a page failed.
+func (c *Client) readRanges(ctx context.Context, rec *recorder, region, ep string, reason Reason, db, coll string) ([]cosmos.PartitionKeyRange, sent, int, error) {
+	key := db + "/" + coll
+	var all []cosmos.PartitionKeyRange
+	cont := ""
+	for page := 1; ; page++ {
+		req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.PKRangesPath(db, coll), Header: http.Header{}}
+		if cont != "" {
+			req.Header.Set(cosmos.HeaderContinuation, cont)
+		}
+		i := -1
+		if rec != nil {
+			i = rec.begin(region, ep, reason)
+		}
+		at := c.send(ctx, ClassMetadata, 0, ep, req)
+		if rec != nil {
+			rec.setTimeout(i, at.timeout, at.expired)
+			if at.resp != nil {
+				rec.finishResponse(i, at.resp)
+			} else {
+				rec.finish(i, 0, 0, 0, "", at.err.Error())
+			}
+		}
+		if at.err != nil || ctx.Err() != nil {
+			return nil, at, i, at.err
+		}
+		ranges, err := parseRangesPage(at.resp.Body, key)
+		if err != nil {
+			return nil, at, i, err
+		}
+		all = append(all, ranges...)
+		next := at.resp.Header.Get(cosmos.HeaderContinuation)
+		if next == "" {
+			out, err := completeRanges(all, key, page)
+			return out, at, i, err
+		}
+		if next == cont {
+			return nil, at, i, fmt.Errorf("could not read the partition key ranges of %s: page %d of the feed gave back the continuation it was sent, so the feed would never end", key, page)
+		}
+		if rec != nil {
+			rec.setOutcome(i, OutcomeWon, fmt.Sprintf("page %d of the partition key ranges; the feed continues", page))
+		}
+		cont, reason = next, ReasonPage
+	}
 }
