@@ -22,11 +22,11 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator"
 )
 
-// startTLSTest starts an emulator serving https (a generated certificate) with the
-// default regions and db/items partitioned by /pk.
-func startTLSTest(t *testing.T) *emulator.Server {
+// startTLSTest starts an emulator serving https (a generated certificate) on host
+// (default loopback) with the default regions and db/items partitioned by /pk.
+func startTLSTest(t *testing.T, host string) *emulator.Server {
 	t.Helper()
-	s, err := emulator.Start(emulator.Config{TLS: true, Databases: []emulator.DatabaseConfig{{
+	s, err := emulator.Start(emulator.Config{TLS: true, Host: host, Databases: []emulator.DatabaseConfig{{
 		ID: "db", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}},
 	}}}, emulator.Options{})
 	if err != nil {
@@ -58,7 +58,7 @@ func (r *urlRecorder) Do(req *policy.Request) (*http.Response, error) {
 // request over https (the regional endpoints come from the account document); without
 // the certificate it fails on the certificate.
 func TestOfficialGoSDKOverTLS(t *testing.T) {
-	s := startTLSTest(t)
+	s := startTLSTest(t, "")
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(s.CertificatePEM()) {
 		t.Fatal("no PEM certificate")
@@ -140,7 +140,7 @@ func TestOfficialJavaScriptSDKOverTLS(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@azure", "cosmos")); err != nil {
 		skipOrFail(t, "the JavaScript SDK is not installed: run `npm ci` in %s", dir)
 	}
-	s := startTLSTest(t)
+	s := startTLSTest(t, "")
 	certFile := filepath.Join(t.TempDir(), "emulator.pem")
 	if err := os.WriteFile(certFile, s.CertificatePEM(), 0o644); err != nil {
 		t.Fatal(err)
@@ -154,6 +154,34 @@ func TestOfficialJavaScriptSDKOverTLS(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the JavaScript SDK over TLS failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// TestOfficialPythonSDKOverTLS runs sdkcompat/python/tls.py: the SDK trusts the
+// emulator's certificate through REQUESTS_CA_BUNDLE alone and reads in a read region
+// over https. The emulator listens on 127.0.0.2: SDK 3.1.1 skips verification for
+// localhost and 127.0.0.1, so there the variable would prove nothing.
+func TestOfficialPythonSDKOverTLS(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "sdkcompat", "python", "tls.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(systemPython, "-c", "import azure.cosmos.cosmos_client").CombinedOutput(); err != nil {
+		skipOrFail(t, "the official Python SDK is not installed: apt-get install python3-azure-cosmos (for "+systemPython+"): %v\n%s", err, out)
+	}
+	s := startTLSTest(t, "127.0.0.2")
+	certFile := filepath.Join(t.TempDir(), "emulator.pem")
+	if err := os.WriteFile(certFile, s.CertificatePEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, systemPython, script)
+	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+s.Endpoint(), "COSMOS_KEY="+s.Key(), "REQUESTS_CA_BUNDLE="+certFile)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Python SDK over TLS failed: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
 }
