@@ -216,7 +216,7 @@ func fetchCertificate(ctx context.Context, endpoint string) (emulatorCertJSON, e
 			return nil, err
 		}
 		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("%s%s answered %d: %s", base, emulator.CertificatePath, resp.StatusCode, strings.TrimSpace(string(body)))
+			return nil, &certAnswerError{fmt.Errorf("%s%s answered %d: %s (is it an emulator started with --tls?)", base, emulator.CertificatePath, resp.StatusCode, strings.TrimSpace(string(body)))}
 		}
 		return body, nil
 	}
@@ -225,6 +225,10 @@ func fetchCertificate(ctx context.Context, endpoint string) (emulatorCertJSON, e
 	if untrustedCertificate(err) {
 		out.Verified = false
 		body, err = get(true)
+	}
+	var answer *certAnswerError
+	if errors.As(err, &answer) {
+		return out, answer.error
 	}
 	if err != nil {
 		return out, &cosmos.NetworkError{Endpoint: base, Err: err}
@@ -236,6 +240,10 @@ func fetchCertificate(ctx context.Context, endpoint string) (emulatorCertJSON, e
 	out.CertificatePEM, out.SHA256 = string(body), sum
 	return out, nil
 }
+
+// certAnswerError is an endpoint that answered, but not with a certificate: no
+// network failure.
+type certAnswerError struct{ error }
 
 // untrustedCertificate says err is a TLS endpoint whose certificate this machine does
 // not trust: an answer from a running server, which asking again will not change.
