@@ -43,8 +43,14 @@ type emulatorOptions struct {
 	format formatFlags
 	// EnforceThroughput throttles by provisioned throughput (emulator/throughput.go).
 	EnforceThroughput bool
-	set               func(name string) bool
-	warn              io.Writer // for the key file's permission warning; nil: none
+	// TLS serves https; TLSCertFile and TLSKeyFile are a certificate of one's own;
+	// TLSCertOut is where the generated certificate is written (emulator_tls.go).
+	TLS         bool
+	TLSCertFile string
+	TLSKeyFile  string
+	TLSCertOut  string
+	set         func(name string) bool
+	warn        io.Writer // for the key file's permission warning; nil: none
 }
 
 func newEmulatorCmd(io *IOStreams) *cobra.Command {
@@ -103,6 +109,16 @@ to a partition key value over 2 KB, an id over 1,023 bytes or a document nested
 deeper than 128 levels; and it cuts off a request whose body has not arrived 30 s
 after it started. Handler panics and server errors are logged on stderr.
 
+With --tls (tls = true in a scenario) every endpoint serves https, as Microsoft's
+emulator does, with a self-signed certificate generated at start (ECDSA P-256, for
+localhost, 127.0.0.1, ::1 and --host) or your own (--tls-cert-file, --tls-key-file).
+The generated certificate is written to --tls-cert-out, else DIR/tls-cert.pem with
+--data-dir, else a temporary file removed at stop; the banner and -o json name it,
+GET /_explorer/emulator.pem serves it without a key, and ` + "`cosmosctl emulator cert`" + `
+prints it. Clients trust it with SSL_CERT_FILE (Go, cosmosctl), NODE_EXTRA_CA_CERTS
+(Node.js) or REQUESTS_CA_BUNDLE (Python). examples/microsoft-emulator.toml is the shape
+of Microsoft's emulator: one region, port 8081, https, the well-known key.
+
 Data is kept in memory unless --data-dir is given; then every acknowledged write
 is on disk before it is acknowledged, and survives a restart or a kill -9. A record
 that cannot be read at start is skipped with a notice, not a refusal to start.
@@ -126,6 +142,9 @@ embedded-emulator).`,
 
   # a brownout rehearsal from a scenario file
   cosmosctl emulator --scenario brownout.toml
+
+  # https with a generated certificate, written where clients can trust it
+  cosmosctl emulator --tls --tls-cert-out emulator.pem
 
   # while it runs, from another shell:
   cosmosctl emulator fault add --region "East US" --op reads --effect status --status 503
@@ -165,10 +184,15 @@ embedded-emulator).`,
 	opts.format.textAlias = true
 	opts.format.register(f, config.OutputTable, config.OutputJSON)
 	f.Lookup("output").Usage = "how to print the endpoints: table, or json (one line) ($COSMOSCTL_OUTPUT; default table)"
+	f.BoolVar(&opts.TLS, "tls", false, "serve https on every endpoint, with a self-signed certificate generated at start (as Microsoft's emulator)")
+	f.StringVar(&opts.TLSCertOut, "tls-cert-out", "", "with --tls, write the generated certificate (PEM) here (default: DIR/tls-cert.pem with --data-dir, else a temporary file)")
+	f.StringVar(&opts.TLSCertFile, "tls-cert-file", "", "serve https with this certificate (PEM, with --tls-key-file) instead of a generated one")
+	f.StringVar(&opts.TLSKeyFile, "tls-key-file", "", "the private key (PEM) of --tls-cert-file")
 	f.BoolVar(&opts.EnforceThroughput, "enforce-throughput", false, "throttle item operations by provisioned throughput: 429/3200 with a retry-after once a range's share of its container's RU/s is spent (default: bookkeeping only)")
 
 	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
-		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io), newEmulatorEnforceThroughputCmd(io))
+		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io), newEmulatorEnforceThroughputCmd(io),
+		newEmulatorCertCmd(io))
 	return c
 }
 
@@ -238,6 +262,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	if o.set("enforce-throughput") {
 		cfg.EnforceThroughput = o.EnforceThroughput
 	}
+	if err := o.tlsConfig(&cfg); err != nil {
+		return cfg, err
+	}
 	if pick("seed", cfg.Seed != 0) {
 		cfg.Seed = o.Seed
 	}
@@ -297,6 +324,11 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}
 	defer srv.Close()
+	cert, err := writeCertificate(srv, cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer cert.remove()
 	st := srv.State()
 	wildcard := isWildcardHost(cfg.Host)
 	endpoint := localURL(srv.Endpoint(), wildcard)
@@ -314,7 +346,8 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	}
 	if config.JSONOutput(opts.Output) {
 		out := emulatorServingJSON{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: emulatorRegionsJSON(st.Regions),
-			Latency: latencyTableJSON(st.Latency), DataDir: stringOrNull(cfg.DataDir), EnforceThroughput: st.EnforceThroughput}
+			Latency: latencyTableJSON(st.Latency), DataDir: stringOrNull(cfg.DataDir), EnforceThroughput: st.EnforceThroughput,
+			TLS: srv.TLS(), TLSCertificateFile: stringOrNull(cert.path), TLSCertificateSHA256: stringOrNull(cert.sha256)}
 		if srv.UsesWellKnownKey() {
 			key := srv.Key()
 			out.Key = &key
@@ -348,6 +381,12 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		if st.EnforceThroughput {
 			fmt.Fprintln(io.Out, "throttle  by provisioned throughput: 429/3200 once a range's share of its container's RU/s is spent")
 		}
+		if cert.path != "" {
+			fmt.Fprintf(io.Out, "tls       https; certificate %s  (sha256 %s)\n", cert.path, cert.sha256)
+		}
+	}
+	if cert.path != "" && !config.JSONOutput(opts.Output) {
+		fmt.Fprintf(io.ErrOut, "clients trust the certificate with SSL_CERT_FILE=%[1]s (Go, cosmosctl), NODE_EXTRA_CA_CERTS=%[1]s (Node.js), REQUESTS_CA_BUNDLE=%[1]s (Python)\n", cert.path)
 	}
 	if opts.Scenario != "" {
 		fmt.Fprintf(io.ErrOut, "scenario: %d latency setting(s), %d fault rule(s)\n", len(st.Latency), len(st.Faults))

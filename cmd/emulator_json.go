@@ -266,6 +266,12 @@ type emulatorServingJSON struct {
 	DataDir *string `json:"data_dir"`
 	// EnforceThroughput: item operations are throttled by provisioned throughput.
 	EnforceThroughput bool `json:"enforce_throughput"`
+	// TLS says every endpoint serves https; TLSCertificateFile is the PEM file of its
+	// certificate, for clients to trust (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS,
+	// REQUESTS_CA_BUNDLE), and TLSCertificateSHA256 its fingerprint; both null without TLS.
+	TLS                  bool    `json:"tls"`
+	TLSCertificateFile   *string `json:"tls_certificate_file"`
+	TLSCertificateSHA256 *string `json:"tls_certificate_sha256"`
 }
 
 func stringOrNull(s string) *string {

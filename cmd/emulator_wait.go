@@ -26,6 +26,9 @@ func waitForEmulator(ctx context.Context, cl *emulator.ControlClient, wait time.
 		if _, _, answered := cosmos.Status(err); err == nil || answered {
 			return st, err
 		}
+		if untrustedCertificate(err) {
+			return st, withTrustHint(err) // a TLS emulator is up; asking again will not trust it
+		}
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():

@@ -17,6 +17,7 @@ var noTable = map[string]bool{
 	"export": true, "version": true, "health reset": true, "db delete": true, "container delete": true,
 	"emulator": true, "emulator status": true, "emulator failover": true, "emulator replication": true,
 	"emulator enforce-throughput": true, "emulator fault add": true, "emulator fault remove": true, "emulator fault clear": true,
+	"emulator cert": true, // PEM, not a table
 }
 
 // Item 13: -o/--output is the format on every command that prints data, with the same

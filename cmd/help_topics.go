@@ -341,6 +341,10 @@ THE ACCOUNT
                                  # --auth aad (default: refuse Azure AD requests)
   enforce_throughput = true      # throttle item operations by provisioned RU/s:
                                  # 429/3200 with a retry-after (default: bookkeeping)
+  tls = true                     # https on every endpoint, self-signed certificate
+                                 # generated at start (as Microsoft's emulator)
+  tls_cert_file = "cert.pem"     # https with a certificate of your own (PEM) and
+  tls_key_file = "key.pem"       # its key, instead of a generated one
 
   [[regions]]                    # in failover order; the first is the write region
   name = "East US"               # default: East US, West US, North Europe

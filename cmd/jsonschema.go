@@ -102,6 +102,8 @@ func JSONOutputs() []JSONOutput {
 			Description: "cosmosctl version -o json: the version, commit, build date, Go version and platform."},
 		{Name: "emulator", Command: "cosmosctl emulator -o json", Values: []any{emulatorServingJSON{}},
 			Description: "cosmosctl emulator -o json: one line, once it serves: its endpoints, key, regions and latencies."},
+		{Name: "emulator-cert", Command: "cosmosctl emulator cert -o json", Values: []any{emulatorCertJSON{}},
+			Description: "cosmosctl emulator cert -o json: the certificate an emulator serving https presents, its fingerprint, and whether it was fetched verified."},
 		{Name: "emulator-status", Command: "cosmosctl emulator status -o json", Values: []any{emulatorStatusJSON{}},
 			Description: "cosmosctl emulator status -o json: a running emulator's regions, latencies, fault rules and throttling."},
 		{Name: "emulator-failover", Command: "cosmosctl emulator failover REGION -o json", Values: []any{emulatorFailoverJSON{}},

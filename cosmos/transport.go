@@ -226,6 +226,11 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		if e.ActivityID == "" {
 			e.ActivityID = resp.ActivityID
 		}
+		if resp.StatusCode == http.StatusBadRequest && u.Scheme == "http" && bytes.Contains(resp.Body, []byte("HTTP request to an HTTPS server")) {
+			// Go's TLS servers (cosmosctl emulator --tls among them) answer plain http
+			// with this 400 and no Cosmos error body: say what to change.
+			e.Message = fmt.Sprintf("%s serves https, not http: use https://%s", endpoint, u.Host)
+		}
 		return resp, e
 	}
 	return resp, nil

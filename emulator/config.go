@@ -68,6 +68,13 @@ type Config struct {
 	// is tested end to end; empty = Azure AD requests are refused. The emulator cannot
 	// validate real tokens: it compares, so any string will do as a test token.
 	AADToken string `toml:"aad_token"`
+	// TLS serves https on every endpoint, with a self-signed certificate generated at
+	// start unless TLSCertFile and TLSKeyFile give one (tls.go).
+	TLS bool `toml:"tls"`
+	// TLSCertFile and TLSKeyFile are PEM files of a certificate of one's own and its
+	// key, both or neither; they imply TLS.
+	TLSCertFile string `toml:"tls_cert_file"`
+	TLSKeyFile  string `toml:"tls_key_file"`
 }
 
 // RegionConfig is one region of the emulated account.
@@ -187,6 +194,12 @@ func (c Config) withDefaults() (Config, error) {
 		c.Key = cosmos.EmulatorKey
 	}
 	c.AADToken = strings.TrimSpace(c.AADToken)
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return c, errors.New("a TLS certificate of your own needs both its certificate file and its key file (--tls-cert-file and --tls-key-file)")
+	}
+	if c.TLSCertFile != "" {
+		c.TLS = true
+	}
 	for _, db := range c.Databases {
 		if db.ID == "" {
 			return c, errors.New("a pre-created database has no id")

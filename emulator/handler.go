@@ -95,6 +95,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.s.serveHello(req, h.authError(req) == nil)
 		return
 	}
+	if req.op == opCertificate && req.addr == nil {
+		// No key, as Microsoft's emulator: a client fetches the certificate to trust
+		// before it has anything to sign with over a connection it can verify.
+		h.s.serveCertificate(req)
+		return
+	}
 	if !h.authorized(req) {
 		return
 	}
@@ -132,6 +138,8 @@ func classify(r *http.Request, segs []string) string {
 		return opHello
 	case segs[0] == cosmos.TypeEmulator:
 		return "control"
+	case r.Method == http.MethodGet && "/"+strings.Join(segs, "/") == CertificatePath:
+		return opCertificate
 	case segs[0] == cosmos.TypeAddresses && n == 1:
 		return faults.OpAddresses
 	case segs[0] == "offers" && n <= 2:

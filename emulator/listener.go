@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"crypto/tls"
 	"io"
 	"log"
 	"net"
@@ -77,6 +78,9 @@ func (l *faultListener) dropAll(except net.Conn) {
 // reset closes a connection with an RST rather than a FIN, so the client sees
 // "connection reset" at once instead of a clean end of stream.
 func reset(c net.Conn) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn() // no close_notify: the point is an abrupt end
+	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}

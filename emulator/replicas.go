@@ -493,12 +493,16 @@ func (s *Server) serveAddresses(req *request) {
 	now := s.clock.Now()
 	ttl := time.Duration(s.cfg.GatewayCacheTTL)
 	feed := cosmos.AddressFeed{Addresses: []cosmos.Address{}}
+	protocol := "http"
+	if s.TLS() {
+		protocol = "https"
+	}
 	s.reps.mu.Lock()
 	for _, p := range parts {
 		set := s.replicaSetLocked(req.region, c, p)
 		for i, rep := range set.gatewayView(now, force, ttl) {
 			feed.Addresses = append(feed.Addresses, cosmos.Address{
-				IsPrimary: i == 0, Protocol: "http", PhysicalURI: rep.address,
+				IsPrimary: i == 0, Protocol: protocol, PhysicalURI: rep.address,
 				PartitionKeyRangeID: p.rng.ID, PartitionIndex: strconv.Itoa(set.rangeIndex),
 			})
 		}

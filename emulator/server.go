@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,10 @@ type Server struct {
 	// ranges' RU budgets (throughput.go).
 	enforce atomic.Bool
 	budgets throughputMeter
+	// tls and certPEM are the listeners' TLS configuration and the certificate they
+	// serve; both nil for plain http (tls.go).
+	tls     *tls.Config
+	certPEM []byte
 }
 
 // endpoint is one listening port: the global endpoint or one region's.
@@ -170,6 +175,12 @@ func Start(cfg Config, opts Options) (*Server, error) {
 			}
 		}
 	}
+	if cfg.TLS {
+		if s.tls, s.certPEM, err = serverTLS(cfg, clock.Now()); err != nil {
+			s.closeDisk()
+			return nil, err
+		}
+	}
 	order := make([]int, len(cfg.Regions))
 	for i := range order {
 		order[i] = i
@@ -192,7 +203,11 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		s.wg.Add(1)
 		go func(ep *endpoint) {
 			defer s.wg.Done()
-			if err := ep.http.Serve(ep.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			var ln net.Listener = ep.listener
+			if s.tls != nil {
+				ln = tls.NewListener(ln, s.tls)
+			}
+			if err := ep.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				s.logger.Printf("the %s endpoint stopped serving: %v", ep.name, err)
 			}
 		}(ep)
@@ -216,7 +231,11 @@ func (s *Server) listen() error {
 		// but it keeps accepting connections, because it also serves the control API,
 		// which must stay reachable to end the outage it is rehearsing.
 		ep.listener = &faultListener{Listener: ln, refusing: func() bool { return region >= 0 && s.faults.Refusing(name) }}
-		ep.url = "http://" + ln.Addr().String()
+		scheme := "http://"
+		if s.tls != nil {
+			scheme = "https://"
+		}
+		ep.url = scheme + ln.Addr().String()
 		// No ReadTimeout: it would also end requests that a fault holds (hang, long
 		// delays) by cancelling their context; readBody bounds the body instead.
 		ep.http = &http.Server{
