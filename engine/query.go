@@ -64,7 +64,11 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 	case op.PartitionKey != nil:
 		h.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
 	case op.RangeID != "":
+		// A page of one range of a cross-partition query says so, as the JS SDK's per-range
+		// pages do (@azure/cosmos 4.10 getHeaders, request/request.js, sends it on every
+		// request, beside x-ms-documentdb-partitionkeyrangeid).
 		h.Set(cosmos.HeaderPartitionKeyRangeID, op.RangeID)
+		h.Set(cosmos.HeaderEnableCrossPartition, "True")
 	case op.CrossPartition:
 		h.Set(cosmos.HeaderEnableCrossPartition, "True")
 	}

@@ -30,7 +30,7 @@ func TestQueryPageRequest(t *testing.T) {
 	}{
 		{"to one partition key range", func(op *Operation) { op.Continuation = "tok" }, map[string]string{
 			cosmos.HeaderPartitionKeyRangeID: "3", cosmos.HeaderIsQuery: "True", "Content-Type": "application/query+json",
-			cosmos.HeaderMaxItemCount: "10", cosmos.HeaderContinuation: "tok", cosmos.HeaderPartitionKey: "", cosmos.HeaderEnableCrossPartition: ""}},
+			cosmos.HeaderMaxItemCount: "10", cosmos.HeaderContinuation: "tok", cosmos.HeaderPartitionKey: "", cosmos.HeaderEnableCrossPartition: "True"}},
 		{"to one partition key", func(op *Operation) { op.RangeID, op.PartitionKey = "", pk }, map[string]string{
 			cosmos.HeaderPartitionKey: `["tenant"]`, cosmos.HeaderPartitionKeyRangeID: "", cosmos.HeaderContinuation: ""}},
 		{"across partitions", func(op *Operation) { op.RangeID, op.CrossPartition, op.MaxItemCount = "", true, 0 }, map[string]string{
