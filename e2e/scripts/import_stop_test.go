@@ -175,26 +175,8 @@ func TestAnImportRefusedMidwayKeepsWhatItDidAndResumes(t *testing.T) {
 }
 
 // waitForCheckpoint waits until the import cmd runs has saved a checkpoint in state
-// with lines done, polling the file for at most a minute: the import is then under way.
+// with lines done: the import is then under way.
 func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, state string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		b, _ := os.ReadFile(state)
-		var st struct {
-			State struct {
-				Counts struct {
-					Lines int64 `json:"lines"`
-				} `json:"counts"`
-			} `json:"state"`
-		}
-		if json.Unmarshal(b, &st) == nil && st.State.Counts.Lines > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no checkpoint within a minute")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForLines(t, cmd, state, 0)
 }
