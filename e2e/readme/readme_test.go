@@ -100,7 +100,7 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
 		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
-		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
+		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
 }
 
 // readmeGiven sets up what an example needs that the README leaves to the reader or to
