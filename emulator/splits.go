@@ -148,11 +148,12 @@ func (s *store) splitRange(c *container, id, at string) (RangeChange, error) {
 			right.items[k] = e.clone()
 		}
 	}
+	ch := RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{id},
+		Created: []cosmos.PartitionKeyRange{left.rng, right.rng}, Documents: []int{len(left.items), len(right.items)}}
 	p.gone = true
 	nt.parts = slices.Concat(t.parts[:i], []*partition{left, right}, t.parts[i+1:])
 	c.topo.Store(nt)
-	return RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{id},
-		Created: []cosmos.PartitionKeyRange{left.rng, right.rng}, Documents: []int{len(left.items), len(right.items)}}, nil
+	return ch, nil
 }
 
 // mergeRanges merges two adjacent live ranges of c into one.
@@ -199,10 +200,11 @@ func (s *store) mergeRanges(c *container, a, b string) (RangeChange, error) {
 		}
 		src.gone = true
 	}
+	ch := RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{p.rng.ID, q.rng.ID},
+		Created: []cosmos.PartitionKeyRange{m.rng}, Documents: []int{len(m.items)}}
 	nt.parts = slices.Concat(t.parts[:i], []*partition{m}, t.parts[j+1:])
 	c.topo.Store(nt)
-	return RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{p.rng.ID, q.rng.ID},
-		Created: []cosmos.PartitionKeyRange{m.rng}, Documents: []int{len(m.items)}}, nil
+	return ch, nil
 }
 
 var errPersistentReshape = fmt.Errorf("splits and merges are not supported on a persistent emulator (--data-dir): its data file keeps the ranges the containers were created with")
