@@ -43,6 +43,8 @@ type emulatorOptions struct {
 	format formatFlags
 	// EnforceThroughput throttles by provisioned throughput (emulator/throughput.go).
 	EnforceThroughput bool
+	// MergeEnabled refuses requests without the merge capability (emulator/reshape.go).
+	MergeEnabled bool
 	// TLS serves https; TLSCertFile and TLSKeyFile are a certificate of one's own;
 	// TLSCertOut is where the generated certificate is written (emulator_tls.go).
 	TLS         bool
@@ -188,6 +190,7 @@ embedded-emulator).`,
 	f.StringVar(&opts.TLSCertOut, "tls-cert-out", "", "with --tls, write the generated certificate (PEM) here (default: DIR/tls-cert.pem with --data-dir, else a temporary file)")
 	f.StringVar(&opts.TLSCertFile, "tls-cert-file", "", "serve https with this certificate (PEM, with --tls-key-file) instead of a generated one")
 	f.StringVar(&opts.TLSKeyFile, "tls-key-file", "", "the private key (PEM) of --tls-cert-file")
+	f.BoolVar(&opts.MergeEnabled, "merge-enabled", false, "act as an account with partition merge enabled: refuse with 400 every request whose x-ms-cosmos-sdk-supportedcapabilities lacks the PartitionMerge bit (as the service refuses SDKs without merge support)")
 	f.BoolVar(&opts.EnforceThroughput, "enforce-throughput", false, "throttle item operations by provisioned throughput: 429/3200 with a retry-after once a range's share of its container's RU/s is spent (default: bookkeeping only)")
 
 	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
@@ -261,6 +264,9 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	}
 	if o.set("enforce-throughput") {
 		cfg.EnforceThroughput = o.EnforceThroughput
+	}
+	if o.set("merge-enabled") {
+		cfg.MergeEnabled = o.MergeEnabled
 	}
 	if err := o.tlsConfig(&cfg); err != nil {
 		return cfg, err

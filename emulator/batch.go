@@ -295,7 +295,7 @@ func (s *Server) serveAtomicBatch(req *request, c *container, wire []batchWireOp
 		ops[i] = parseBatchOp(w, c, pk)
 	}
 	s.meter(req, c, p)
-	results, lsn, serr := s.store.atomicBatch(c, p, req.region, ops, protectedPaths(c.meta.PartitionKey), func(charge float64) *cosmos.Error { return s.admit(req, charge) })
+	results, p, lsn, serr := s.store.atomicBatch(c, pk, req.region, ops, protectedPaths(c.meta.PartitionKey), func(charge float64) *cosmos.Error { return s.admit(req, charge) })
 	if serr != nil {
 		s.writeError(req, serr, 0)
 		return
@@ -488,10 +488,16 @@ type batchDoc struct {
 // A non-nil error is a failure of the emulator itself (the disk), not of an operation.
 // admit decides, before anything is stored, whether the batch's whole charge may be
 // spent (throughput.go); its error is then the batch's answer.
-func (s *store) atomicBatch(c *container, p *partition, region int, ops []*batchOp, protected func([]string) bool, admit func(charge float64) *cosmos.Error) ([]batchResult, int64, *cosmos.Error) {
-	results := make([]batchResult, len(ops))
-	p.mu.Lock()
+func (s *store) atomicBatch(c *container, pk cosmos.PartitionKey, region int, ops []*batchOp, protected func([]string) bool, admit func(charge float64) *cosmos.Error) ([]batchResult, *partition, int64, *cosmos.Error) {
+	p := c.lockedPartitionFor(pk)
 	defer p.mu.Unlock()
+	results, lsn, err := s.atomicBatchLocked(c, p, region, ops, protected, admit)
+	return results, p, lsn, err
+}
+
+// atomicBatchLocked runs a transactional batch in p, whose lock the caller holds.
+func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []*batchOp, protected func([]string) bool, admit func(charge float64) *cosmos.Error) ([]batchResult, int64, *cosmos.Error) {
+	results := make([]batchResult, len(ops))
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
 

@@ -176,7 +176,7 @@ func (s *Server) changeFeedRange(req *request, c *container, cf *changeFeedRead)
 	case cf.pkIdentity != "":
 		p = c.partitionFor(cf.pk)
 	case cf.maxEPK != "":
-		for _, q := range c.parts {
+		for _, q := range c.partitions() {
 			if q.rng.MinInclusive <= cf.minEPK && cf.maxEPK <= q.rng.MaxExclusive {
 				p = q
 			}
@@ -187,12 +187,12 @@ func (s *Server) changeFeedRange(req *request, c *container, cf *changeFeedRead)
 		}
 	case req.replica != nil:
 		if p = c.partitionByID(req.replica.set.key.rangeID); p == nil {
-			p = c.parts[0] // another container: replicaHolds answers 410/1000
+			p = c.partitions()[0] // another container: replicaHolds answers 410/1000
 		}
-	case len(c.parts) == 1:
-		p = c.parts[0]
+	case len(c.partitions()) == 1:
+		p = c.partitions()[0]
 	default:
-		s.writeError(req, badRequest("a change feed read covers one partition key range, and container %q has %d: send %s (GET …/pkranges lists them) or %s", c.meta.ID, len(c.parts), cosmos.HeaderPartitionKeyRangeID, cosmos.HeaderPartitionKey), 0)
+		s.writeError(req, badRequest("a change feed read covers one partition key range, and container %q has %d: send %s (GET …/pkranges lists them) or %s", c.meta.ID, len(c.partitions()), cosmos.HeaderPartitionKeyRangeID, cosmos.HeaderPartitionKey), 0)
 		return nil, false
 	}
 	if !s.replicaHolds(req, c, p) {
@@ -223,7 +223,7 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 		// change (to tell whether the page is the last).
 		bytes := 0
 		for _, iv := range lsnIndexOf(p).after(p, after) {
-			if len(page) > cf.maxItems || bytes > maxPageBytes {
+			if (len(page) > cf.maxItems || bytes > maxPageBytes) && iv.v.lsn != page[len(page)-1].lsn {
 				break
 			}
 			if cf.wants(iv.e, iv.v) {
@@ -246,7 +246,7 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 	for i, ch := range page {
 		bytes += len(ch.body)
 		if i == cf.maxItems || (i > 0 && bytes > maxPageBytes) {
-			page, next = page[:i], page[i-1].lsn
+			page, next = cutPage(page, i)
 			break
 		}
 	}
@@ -256,6 +256,21 @@ func (s *store) changes(p *partition, region int, cf changeFeedRead) ([]change, 
 		next = after
 	}
 	return page, next, caught
+}
+
+// cutPage ends a page before change i, or later: never between two changes of one LSN,
+// which a merged range has (its parents numbered their changes each on its own,
+// splits.go), since the continuation is an LSN and the next page starts after it.
+func cutPage(page []change, i int) ([]change, int64) {
+	cut := i
+	for cut > 0 && page[cut].lsn == page[cut-1].lsn {
+		cut--
+	}
+	if cut == 0 {
+		for cut = i; cut < len(page) && page[cut].lsn == page[cut-1].lsn; cut++ {
+		}
+	}
+	return page[:cut], page[cut-1].lsn
 }
 
 // wants reports whether version v of document e passes the read's filters: not a

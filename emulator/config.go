@@ -51,6 +51,15 @@ type Config struct {
 	// throughput (429/3200 with a retry-after, throughput.go); false: offers are
 	// bookkeeping only and 429s come from fault rules.
 	EnforceThroughput bool `toml:"enforce_throughput"`
+	// MergeEnabled is an account with partition merge enabled: it refuses, with a 400,
+	// every request that does not declare the merge capability in
+	// x-ms-cosmos-sdk-supportedcapabilities (reshape.go).
+	MergeEnabled bool `toml:"merge_enabled"`
+	// Splits and Merges change containers' partition key ranges while the emulator
+	// runs, moving their documents (splits.go): a split when a range holds so many
+	// documents, a merge at a time after start.
+	Splits []SplitRule `toml:"split"`
+	Merges []MergeRule `toml:"merge"`
 	// Databases and containers to create at start (skipped when they already exist).
 	Databases []DatabaseConfig `toml:"databases"`
 	// Latency and Faults form the initial fault-injection state.

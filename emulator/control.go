@@ -34,6 +34,9 @@ import (
 //	GET    /_emulator/replica-moves    the replica moves, with their state
 //	POST   /_emulator/replica-moves    move a replica (ReplicaMove as JSON; after counts
 //	                                   from now) → the move (ReplicaMoveStatus)
+//	POST   /_emulator/splits           split a partition key range (SplitRequest), its
+//	                                   documents moved to the two new ranges → RangeChange
+//	POST   /_emulator/merges           merge two adjacent ranges (MergeRequest) → RangeChange
 //
 // A fault rule's replica field names a replica as "<range id>:<replica id>", e.g. "0:7"
 // (GET /_emulator/replicas lists the names); such a rule applies only to requests sent
@@ -60,6 +63,8 @@ type State struct {
 	// Throttled counts the 429/3200s that has answered (fault rules' 429s not included).
 	EnforceThroughput bool  `json:"enforce_throughput"`
 	Throttled         int64 `json:"throttled"`
+	// MergeEnabled says requests must declare the merge capability (reshape.go).
+	MergeEnabled bool `json:"merge_enabled"`
 }
 
 // FailoverRequest and ReplicationRequest are control API bodies.
@@ -81,6 +86,7 @@ func (s *Server) State() State {
 		Uptime:            faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),
 		ReplicaMoves:      s.ReplicaMoves(),
 		EnforceThroughput: s.enforce.Load(), Throttled: s.budgets.refusals.Load(),
+		MergeEnabled: s.cfg.MergeEnabled,
 	}
 }
 
@@ -205,6 +211,18 @@ func (s *Server) serveControl(req *request) {
 			return
 		}
 		s.controlJSON(req, http.StatusCreated, st)
+	case route == "POST splits" && len(segs) == 1:
+		var in SplitRequest
+		if !s.decodeStrict(req, &in, "split: the body is not a split (fields: database, container, range, at)") {
+			return
+		}
+		s.answerRangeChange(req, func() (RangeChange, error) { return s.SplitRange(in) })
+	case route == "POST merges" && len(segs) == 1:
+		var in MergeRequest
+		if !s.decodeStrict(req, &in, "merge: the body is not a merge (fields: database, container, ranges)") {
+			return
+		}
+		s.answerRangeChange(req, func() (RangeChange, error) { return s.MergeRanges(in) })
 	default:
 		s.writeError(req, notFound("no control API route "+r.Method+" "+r.URL.Path+" (see `cosmosctl emulator --help`)"), 0)
 	}
@@ -246,4 +264,35 @@ func (s *Server) AddFault(r faults.Rule) (faults.Rule, error) {
 		s.dropRefusedConnections()
 	}
 	return added, err
+}
+
+// decodeStrict reads a control API body into v, refusing unknown fields with a 400
+// that starts with what.
+func (s *Server) decodeStrict(req *request, v any, what string) bool {
+	body, ok := s.readBody(req)
+	if !ok {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		s.writeError(req, badRequest("%s: %v", what, err), 0)
+		return false
+	}
+	return true
+}
+
+// answerRangeChange answers a split or merge: 201 with what changed, 404 for a missing
+// database or container, 400 for anything else refused.
+func (s *Server) answerRangeChange(req *request, do func() (RangeChange, error)) {
+	ch, err := do()
+	if ce, ok := err.(*cosmos.Error); ok {
+		s.writeError(req, ce, 0)
+		return
+	}
+	if err != nil {
+		s.writeError(req, badRequest("%v", err), 0)
+		return
+	}
+	s.controlJSON(req, http.StatusCreated, ch)
 }

@@ -130,3 +130,17 @@ func (c *ControlClient) ReplicaMoves(ctx context.Context) ([]ReplicaMoveStatus, 
 	err := c.call(ctx, http.MethodGet, "/replica-moves", nil, &out)
 	return out, err
 }
+
+// Split splits a partition key range of a container, moving its documents.
+func (c *ControlClient) Split(ctx context.Context, in SplitRequest) (RangeChange, error) {
+	var out RangeChange
+	err := c.call(ctx, http.MethodPost, "/splits", in, &out)
+	return out, err
+}
+
+// Merge merges two adjacent partition key ranges of a container.
+func (c *ControlClient) Merge(ctx context.Context, in MergeRequest) (RangeChange, error) {
+	var out RangeChange
+	err := c.call(ctx, http.MethodPost, "/merges", in, &out)
+	return out, err
+}

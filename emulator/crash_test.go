@@ -478,7 +478,7 @@ func crashCheckModel(t *testing.T, s *Server, m *crashModel) {
 		t.Fatal(cerr)
 	}
 	stored := 0
-	for _, p := range co.parts {
+	for _, p := range co.partitions() {
 		p.mu.RLock()
 		for _, e := range p.items {
 			stored++

@@ -148,7 +148,7 @@ func (d *disk) deleteDatabase(db *database) error {
 }
 
 func (d *disk) putContainer(c *container, ridSeq uint32) error {
-	data, err := json.Marshal(diskContainer{DB: c.db.meta.ID, Meta: c.meta, Seq: c.seq, Ranges: len(c.parts)})
+	data, err := json.Marshal(diskContainer{DB: c.db.meta.ID, Meta: c.meta, Seq: c.seq, Ranges: len(c.partitions())})
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (d *disk) putContainer(c *container, ridSeq uint32) error {
 		if _, err := items.CreateBucketIfNotExists(keyLSN); err != nil {
 			return err
 		}
-		for _, p := range c.parts {
+		for _, p := range c.partitions() {
 			if _, err := items.CreateBucketIfNotExists([]byte("r" + p.rng.ID)); err != nil {
 				return err
 			}
@@ -506,7 +506,7 @@ func (d *disk) load(s *store, notices io.Writer) error {
 			if items == nil {
 				return nil
 			}
-			for _, p := range c.parts {
+			for _, p := range c.partitions() {
 				if lsns := items.Bucket(keyLSN); lsns != nil {
 					p.lsn = int64(getUint64(lsns, []byte(p.rng.ID)))
 				}

@@ -1,8 +1,11 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -269,8 +272,11 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 		return
 	}
 	s.setContentPath(req, c)
-	ranges := c.ranges()
-	end := pkRangesETag(c, len(ranges))
+	ranges, keys := c.rangesFeed()
+	end := pkRangesETag(c, 0)
+	if len(keys) > 0 {
+		end = pkRangesETag(c, int(keys[len(keys)-1]))
+	}
 	incremental := req.r.Header.Get(cosmos.HeaderAIM) != ""
 	inm := strings.Trim(strings.TrimSpace(req.r.Header.Get(cosmos.HeaderIfNoneMatch)), `"`)
 	if inm == strings.Trim(end, `"`) || (incremental && inm == "*") {
@@ -280,7 +286,7 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 		return
 	}
 	if !incremental {
-		from, to, next, ok := s.feedPage(req, "pkranges/"+c.meta.RID, indexKeys(len(ranges)))
+		from, to, next, ok := s.feedPage(req, "pkranges/"+c.meta.RID, keys)
 		if !ok {
 			return
 		}
@@ -293,23 +299,45 @@ func (s *Server) servePKRanges(req *request, db, coll string) {
 	if !ok {
 		return
 	}
-	from := pkRangesPosition(c, inm, len(ranges))
+	after := pkRangesPosition(c, inm)
+	from := sort.Search(len(keys), func(i int) bool { return keys[i] > uint64(after) })
 	to := min(from+size, len(ranges))
-	req.w.Header().Set(cosmos.HeaderETag, pkRangesETag(c, to))
+	etag := end
+	if to > from {
+		etag = pkRangesETag(c, int(keys[to-1]))
+	}
+	req.w.Header().Set(cosmos.HeaderETag, etag)
 	body, _ := json.Marshal(cosmos.PartitionKeyRangeFeed{RID: c.meta.RID, Ranges: ranges[from:to], Count: to - from})
 	s.writeFeed(req, body, to-from, chargeMetadata)
 }
 
-// pkRangesETag is the etag of the position after the first n partition key ranges of c.
+// rangesFeed lists c's live partition key ranges in the order of the ranges feed, the
+// order they were created in (a split's or merge's new ranges come last), with each
+// range's position in it. The positions only grow: the feed is a change feed of the
+// ranges, and an incremental read from a position returns the ranges created after
+// it, the children of a split or the range of a merge, each listing its parents.
+func (c *container) rangesFeed() ([]cosmos.PartitionKeyRange, []uint64) {
+	parts := slices.Clone(c.partitions())
+	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.seq, b.seq) })
+	ranges := make([]cosmos.PartitionKeyRange, len(parts))
+	keys := make([]uint64, len(parts))
+	for i, p := range parts {
+		ranges[i], keys[i] = p.rng, uint64(p.seq)
+	}
+	return ranges, keys
+}
+
+// pkRangesETag is the etag of the ranges feed at position n: after the range created
+// n-th (rangesFeed). Before any split, position n is after the first n ranges.
 func pkRangesETag(c *container, n int) string {
 	return `"` + c.meta.RID + "-pkranges-" + strconv.Itoa(n) + `"`
 }
 
-// pkRangesPosition reads an etag of pkRangesETag (unquoted): how many ranges it is past;
-// 0 for anything else.
-func pkRangesPosition(c *container, etag string, ranges int) int {
+// pkRangesPosition reads an etag of pkRangesETag (unquoted): the position it is at; 0
+// for anything else.
+func pkRangesPosition(c *container, etag string) int {
 	n, err := strconv.Atoi(strings.TrimPrefix(etag, c.meta.RID+"-pkranges-"))
-	if err != nil || !strings.HasPrefix(etag, c.meta.RID+"-pkranges-") || n < 0 || n > ranges {
+	if err != nil || !strings.HasPrefix(etag, c.meta.RID+"-pkranges-") || n < 0 {
 		return 0
 	}
 	return n
@@ -331,8 +359,8 @@ type rangeStatistics struct {
 
 // withStatistics is the container's resource with its ranges' statistics beside it.
 func (c *container) withStatistics(now time.Time) any {
-	stats := make([]rangeStatistics, 0, len(c.parts))
-	for _, p := range c.parts {
+	stats := make([]rangeStatistics, 0, len(c.partitions()))
+	for _, p := range c.partitions() {
 		var count, bytes int64
 		keys := map[string]bool{}
 		p.mu.RLock()

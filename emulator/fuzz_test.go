@@ -90,7 +90,7 @@ func checkStoreInvariants(t *testing.T, s *Server) {
 	if cerr != nil {
 		t.Fatal(cerr)
 	}
-	for _, p := range c.parts {
+	for _, p := range c.partitions() {
 		p.mu.RLock()
 		for key, e := range p.items {
 			v := e.latest()

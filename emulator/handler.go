@@ -119,10 +119,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.s.writeError(req, notFound("no such resource: "+r.URL.Path+" (the emulator serves /dbs/{db}/colls/{coll}/docs/{id}, pkranges and the account at /)"), 0)
 		return
 	}
+	if !h.s.mergeCapable(req) {
+		return
+	}
 	if !h.injectFaults(req) {
 		return
 	}
+	h.s.applyDueReshapes()
 	h.s.dispatch(req)
+	h.s.applyDueReshapes()
 }
 
 // classify names the operation for latency and fault matching; "" is an unknown path.

@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"slices"
@@ -77,7 +78,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 			s.writeError(req, badRequest("%v", err), 0)
 			return
 		}
-		if c.partitionByID(cont.Range) == nil {
+		if c.partitionByID(cont.Range) == nil && !c.retired(cont.Range) {
 			s.writeError(req, badRequest("the continuation token names partition key range %q, which this container does not have: it was issued for another container; restart the query without it", cont.Range), 0)
 			return
 		}
@@ -87,8 +88,8 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		}
 	}
 	first := parts[0]
-	if cont.Range != "" {
-		first = c.partitionByID(cont.Range)
+	if p := c.partitionByID(cont.Range); p != nil {
+		first = p
 	}
 	s.meter(req, c, first)
 	if len(parts) == 1 {
@@ -218,12 +219,17 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 		done    bool
 	)
 	for _, p := range parts {
+		// A continuation of a range that has split since goes on in each of its
+		// children after the same document: a child holds a part of its parent's
+		// documents in the same order (splits.go).
+		resumed := cont.Range != "" && (p.rng.ID == cont.Range || p.descendsFrom(cont.Range))
+		if !started && !resumed {
+			continue
+		}
+		started = true
 		after := uint64(0)
-		if !started {
-			if p.rng.ID != cont.Range {
-				continue
-			}
-			started, after = true, cont.Seq
+		if resumed {
+			after = cont.Seq
 		}
 		s.store.scanAfter(c, p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
 			if end >= 0 && consumed >= end {
@@ -298,6 +304,9 @@ func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity
 			return err
 		}
 		start = res.After(keys, cont.Seq)
+	case cont.Range != p.rng.ID:
+		// A position in the rows of another range's result means nothing in this one.
+		return fmt.Errorf("the continuation token is a position in the result of partition key range %s, which has split or merged into %s since; restart the query without it", cont.Range, p.rng.ID)
 	default:
 		start = min(cont.Index, res.Len())
 	}
@@ -447,7 +456,7 @@ func (s *Server) queryScope(req *request, c *container) ([]*partition, string, b
 		// A replica holds one range: a query sent to it reads that range only.
 		p := c.partitionByID(req.replica.set.key.rangeID)
 		if p == nil {
-			p = c.parts[0] // another container: replicaHolds answers 410/1000
+			p = c.partitions()[0] // another container: replicaHolds answers 410/1000
 		}
 		if !s.replicaHolds(req, c, p) {
 			return nil, "", false
@@ -455,7 +464,7 @@ func (s *Server) queryScope(req *request, c *container) ([]*partition, string, b
 		return []*partition{p}, "", true
 	}
 	if r.Method == http.MethodGet || strings.EqualFold(r.Header.Get(cosmos.HeaderEnableCrossPartition), "true") {
-		return c.parts, "", true
+		return c.partitions(), "", true
 	}
 	s.writeError(req, badRequest("cross partition query is required but disabled: send the %s header for a single-partition query, or %s: true", cosmos.HeaderPartitionKey, cosmos.HeaderEnableCrossPartition), 0)
 	return nil, "", false

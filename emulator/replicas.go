@@ -204,7 +204,7 @@ func (s *Server) replicaSetLocked(region int, c *container, p *partition) *repli
 		return set
 	}
 	set := &replicaSet{key: key, rangeIndex: -1}
-	for i, q := range c.parts {
+	for i, q := range c.partitions() {
 		if q == p {
 			set.rangeIndex = i
 		}
@@ -473,7 +473,7 @@ func (s *Server) serveAddresses(req *request) {
 		s.writeError(req, err, 0)
 		return
 	}
-	parts := c.parts
+	parts := c.partitions()
 	if ids := strings.TrimSpace(q.Get("$partitionKeyRangeIds")); ids != "" {
 		parts = nil
 		for _, id := range strings.Split(ids, ",") {
@@ -483,7 +483,7 @@ func (s *Server) serveAddresses(req *request) {
 			}
 			p := c.partitionByID(id)
 			if p == nil {
-				s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, fmt.Sprintf("partition key range %q does not exist in collection %s (it has ranges 0 to %d): refresh the partition key ranges", id, c.meta.RID, len(c.parts)-1)), 0)
+				s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, fmt.Sprintf("partition key range %q does not exist in collection %s (its ranges are %s): refresh the partition key ranges", id, c.meta.RID, rangeIDs(c.partitions()))), 0)
 				return
 			}
 			parts = append(parts, p)
@@ -572,7 +572,7 @@ func (s *Server) normalizeMove(m ReplicaMove) (ReplicaMove, int, *container, *pa
 	}
 	p := c.partitionByID(m.Range)
 	if p == nil {
-		return fail("unknown range %q: container %s/%s has ranges 0 to %d", m.Range, m.Database, m.Container, len(c.parts)-1)
+		return fail("unknown range %q: container %s/%s has ranges 0 to %d", m.Range, m.Database, m.Container, len(c.partitions())-1)
 	}
 	n := s.cfg.Replicas
 	switch {
@@ -647,7 +647,7 @@ func (s *Server) Replicas() []ReplicaSetInfo {
 	var out []ReplicaSetInfo
 	for region := range s.regions {
 		for _, c := range conts {
-			for _, p := range c.parts {
+			for _, p := range c.partitions() {
 				set := s.replicaSetLocked(region, c, p)
 				info := ReplicaSetInfo{
 					Region: s.regions[region].name, Database: c.db.meta.ID, Container: c.meta.ID,

@@ -148,7 +148,7 @@ func (u *usageCache) headers(c *container, exact bool) (quota, usage string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var lsns int64
-	for _, p := range c.parts {
+	for _, p := range c.partitions() {
 		p.mu.RLock()
 		lsns += p.lsn
 		p.mu.RUnlock()
@@ -158,7 +158,7 @@ func (u *usageCache) headers(c *container, exact bool) (quota, usage string) {
 		return s.quota, s.usage
 	}
 	count, bytes, largest := 0, 0, 0
-	for _, p := range c.parts {
+	for _, p := range c.partitions() {
 		p.mu.RLock()
 		for _, e := range p.items {
 			if v := e.latest(); c.live(v, now) {

@@ -54,6 +54,8 @@ type Server struct {
 	// serve; both nil for plain http (tls.go).
 	tls     *tls.Config
 	certPEM []byte
+	// reshape holds the scenario's splits and merges still to come (reshape.go).
+	reshape reshapes
 }
 
 // endpoint is one listening port: the global endpoint or one region's.
@@ -141,6 +143,9 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	s.enforce.Store(cfg.EnforceThroughput)
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
+	}
+	if err := s.checkReshapeRules(&cfg); err != nil {
+		return nil, fmt.Errorf("scenario: %v", err)
 	}
 	s.faults = faults.NewInjector(clock, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), s.started)
 	if err := s.faults.Load(cfg.Latency, cfg.Faults); err != nil {

@@ -37,10 +37,14 @@ type database struct {
 }
 
 type container struct {
-	meta  cosmos.Container
-	db    *database
-	seq   uint32
-	parts []*partition
+	meta cosmos.Container
+	db   *database
+	seq  uint32
+	// topo is the container's partition key ranges (splits.go): replaced whole by a
+	// split or a merge, never changed in place.
+	topo atomic.Pointer[topology]
+	// reshape serializes splits and merges of the container.
+	reshape sync.Mutex
 	// usage is what the quota and usage headers report (responsemeta.go).
 	usage usageCache
 }
@@ -53,6 +57,12 @@ type partition struct {
 	lsn     int64
 	items   map[string]*itemEntry
 	commits []commit
+	// seq is the range's place in the partition key ranges feed: the order the ranges
+	// were created in (splits.go).
+	seq int
+	// gone is set, under mu, once a split or merge has moved the range's documents to
+	// the ranges that replace it: a writer that routed here before must route again.
+	gone bool
 }
 
 type commit struct {
@@ -144,20 +154,25 @@ func (p *partition) recordCommit(c commit, now time.Time, lag time.Duration) {
 }
 
 func (c *container) partitionFor(pk cosmos.PartitionKey) *partition {
-	if len(c.parts) == 1 {
-		return c.parts[0]
+	parts := c.partitions()
+	if len(parts) == 1 {
+		return parts[0]
 	}
-	epk := cosmos.EffectivePartitionKey(pk)
-	for _, p := range c.parts {
+	return partitionForEPK(parts, cosmos.EffectivePartitionKey(pk))
+}
+
+// partitionForEPK is the range of parts that holds an effective partition key.
+func partitionForEPK(parts []*partition, epk string) *partition {
+	for _, p := range parts {
 		if epk >= p.rng.MinInclusive && (p.rng.MaxExclusive == "FF" || epk < p.rng.MaxExclusive) {
 			return p
 		}
 	}
-	return c.parts[len(c.parts)-1]
+	return parts[len(parts)-1]
 }
 
 func (c *container) partitionByID(id string) *partition {
-	for _, p := range c.parts {
+	for _, p := range c.partitions() {
 		if p.rng.ID == id {
 			return p
 		}
@@ -166,8 +181,9 @@ func (c *container) partitionByID(id string) *partition {
 }
 
 func (c *container) ranges() []cosmos.PartitionKeyRange {
-	out := make([]cosmos.PartitionKeyRange, len(c.parts))
-	for i, p := range c.parts {
+	parts := c.partitions()
+	out := make([]cosmos.PartitionKeyRange, len(parts))
+	for i, p := range parts {
 		out[i] = p.rng
 	}
 	return out
@@ -234,9 +250,10 @@ func newContainer(db *database, id string, seq uint32, def cosmos.PartitionKeyDe
 		Docs:           "docs/", Sprocs: "sprocs/", Triggers: "triggers/", Udfs: "udfs/", Conflicts: "conflicts/",
 	}
 	bounds := cosmos.EvenRangeBoundaries(ranges)
+	t := &topology{nextID: ranges, nextSeq: ranges + 1}
 	for i := 0; i < ranges; i++ {
-		c.parts = append(c.parts, &partition{
-			items: map[string]*itemEntry{},
+		t.parts = append(t.parts, &partition{
+			items: map[string]*itemEntry{}, seq: i + 1,
 			rng: cosmos.PartitionKeyRange{
 				ID: fmt.Sprint(i), RID: rid, Self: c.meta.Self + "pkranges/" + fmt.Sprint(i) + "/",
 				ETag: fmt.Sprintf(`"%s-%d"`, rid, i), TS: ts,
@@ -245,6 +262,7 @@ func newContainer(db *database, id string, seq uint32, def cosmos.PartitionKeyDe
 			},
 		})
 	}
+	c.topo.Store(t)
 	return c
 }
 
@@ -436,10 +454,9 @@ func (s *store) ensureContainer(db, coll string, def cosmos.PartitionKeyDefiniti
 // readItem returns the version of a document that region sees now, and the LSN that
 // region has caught up to in the document's partition.
 func (s *store) readItem(c *container, pk cosmos.PartitionKey, id string, region int) (*itemVersion, *partition, int64) {
-	p := c.partitionFor(pk)
+	p := c.rLockedPartitionFor(pk)
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
-	p.mu.RLock()
 	defer p.mu.RUnlock()
 	caught := p.caughtUpLSN(region, now, lag)
 	e := p.items[itemKey(pk, id)]
@@ -482,9 +499,8 @@ type admission func(next *itemVersion) *cosmos.Error
 
 // writeAdmitted is write with an admission check before the commit.
 func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, region int, m mutation, admit admission) (writeResult, *cosmos.Error) {
-	p := c.partitionFor(pk)
+	p := c.lockedPartitionFor(pk)
 	key := itemKey(pk, id)
-	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())

@@ -155,7 +155,7 @@ func (s *Server) budgetFor(region int, c *container, p *partition) *rangeBudget 
 	if !ok || ru <= 0 {
 		return nil
 	}
-	n := len(c.parts)
+	n := len(c.partitions())
 	what := func() string {
 		w := "partition key range " + p.rng.ID + " of container " + c.meta.ID + " in " + s.regions[region].name + " has spent its " +
 			strconv.FormatFloat(float64(ru)/float64(n), 'f', -1, 64) + " RU/s, " + strconv.Itoa(ru) + " RU/s over " + strconv.Itoa(n) + " ranges"

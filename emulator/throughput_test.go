@@ -78,7 +78,7 @@ func (r *throttleRig) keysByRange(db, coll string) map[string]string {
 		r.t.Fatal(err)
 	}
 	out := map[string]string{}
-	for i := 0; len(out) < len(c.parts); i++ {
+	for i := 0; len(out) < len(c.partitions()); i++ {
 		raw := fmt.Sprintf(`["k%d"]`, i)
 		pk, _ := cosmos.ParsePartitionKeyJSON(raw)
 		if id := c.partitionFor(pk).rng.ID; out[id] == "" {
@@ -255,7 +255,7 @@ func TestAutoscaleMaxAndSharedDatabaseThroughput(t *testing.T) {
 	}
 	budget := func(db, coll string) *rangeBudget {
 		c, _ := r.s.store.container(db, coll)
-		return r.s.budgetFor(0, c, c.parts[0])
+		return r.s.budgetFor(0, c, c.partitions()[0])
 	}
 	if b := budget("db", "auto"); b.perSecond != 1000 {
 		t.Errorf("autoscale max 4,000 over 4 ranges: %v RU/s per range, want 1000", b.perSecond)
