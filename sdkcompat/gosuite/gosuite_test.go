@@ -32,7 +32,9 @@ const (
 //
 // The results table and the suite's log are written to $COSMOSCTL_GOSUITE_OUT (else a
 // directory under the system's temporary directory, named in the test's log);
-// COSMOSCTL_GOSUITE_UPDATE=1 records what passed as the new baseline.
+// COSMOSCTL_GOSUITE_UPDATE=1 records what passed as the new baseline;
+// COSMOSCTL_GOSUITE_SCENARIO=FILE runs another scenario (on port 8081, with tls), to see
+// what a change of the emulator's shape would make pass.
 func TestMicrosoftAzcosmosEmulatorSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the azcosmos emulator suite compiles the SDK's tests and starts an emulator per test")
@@ -41,6 +43,7 @@ func TestMicrosoftAzcosmosEmulatorSuite(t *testing.T) {
 	required := os.Getenv("COSMOSCTL_SDKCOMPAT") == "required"
 	update := os.Getenv("COSMOSCTL_GOSUITE_UPDATE") == "1"
 	outDir := os.Getenv("COSMOSCTL_GOSUITE_OUT")
+	scenario := os.Getenv("COSMOSCTL_GOSUITE_SCENARIO")
 	if taken := portsTaken(); len(taken) > 0 {
 		t.Skipf("port(s) %v already taken by another process: Microsoft's azcosmos emulator tests hard-code https://localhost:8081/ and the emulator's region takes 8082, so the suite runs only with both free", taken)
 	}
@@ -69,7 +72,11 @@ func TestMicrosoftAzcosmosEmulatorSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("azcosmos %s: %d emulator tests, compiled in %v", s.version, len(s.tests), time.Since(start).Round(time.Second))
-	scenario := filepath.Join(repo, "examples", "microsoft-emulator.toml")
+	if scenario == "" {
+		scenario = filepath.Join(repo, "examples", "microsoft-emulator.toml")
+	} else if update {
+		t.Fatal("COSMOSCTL_GOSUITE_UPDATE records the baseline of examples/microsoft-emulator.toml: unset COSMOSCTL_GOSUITE_SCENARIO")
+	}
 
 	var results []result
 	var log strings.Builder

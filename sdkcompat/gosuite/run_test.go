@@ -60,6 +60,9 @@ var verdict = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+)`)
 // logLine is a line a test logged: `    file_test.go:123: message`.
 var logLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+):\s*(.*)$`)
 
+// failureWords are what failure messages say.
+var failureWords = regexp.MustCompile(`(?i)expected|fail|error|not equal|unexpected|should|mismatch|\bgot\b`)
+
 // judge reads a test's outcome from its -v output, and the reason: for a failure the
 // first line it logged (t.Error, t.Fatal, require), else the panic; for a skip the
 // skip's message.
@@ -74,13 +77,26 @@ func judge(name, output string) (outcome, string) {
 	if got == passed {
 		return passed, ""
 	}
+	// A test's t.Log lines come out like its t.Error lines; the first that reads as a
+	// failure (or a skip) is the reason, else the first it logged.
+	first := ""
 	for i, l := range lines {
 		if m := logLine.FindStringSubmatch(l); m != nil {
-			if got == "" {
-				got = failed
+			reason := m[1] + ": " + explain(m[2], lines[i+1:])
+			if first == "" {
+				first = reason
 			}
-			return got, m[1] + ": " + explain(m[2], lines[i+1:])
+			if got == skipped || failureWords.MatchString(reason) {
+				first = reason
+				break
+			}
 		}
+	}
+	if first != "" {
+		if got == "" {
+			got = failed
+		}
+		return got, first
 	}
 	for _, l := range lines {
 		if strings.HasPrefix(l, "panic: ") {
