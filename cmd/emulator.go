@@ -325,16 +325,28 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if err := checkDataDirFree(ctx, &cfg); err != nil {
 		return err
 	}
+	var cert servedCertificate
+	if cfg.TLS && cfg.TLSCertFile == "" {
+		certPEM, keyPEM, err := emulator.GenerateCertificate([]string{cfg.Host}, time.Now())
+		if err != nil {
+			return fmt.Errorf("generating the TLS certificate: %v", err)
+		}
+		cfg.TLSCertPEM, cfg.TLSKeyPEM = certPEM, keyPEM
+		if cert, err = writeCertificate(certPEM, cfg, opts); err != nil {
+			return err
+		}
+		defer cert.remove()
+	}
 	srv, err := emulator.Start(cfg, emulator.Options{Version: thisBuild().Version})
 	if err != nil {
 		return &UsageError{Err: dataDirInUse(cfg, err)}
 	}
 	defer srv.Close()
-	cert, err := writeCertificate(srv, cfg, opts)
-	if err != nil {
-		return err
+	if cfg.TLSCertFile != "" {
+		if cert, err = writeCertificate(srv.CertificatePEM(), cfg, opts); err != nil {
+			return err
+		}
 	}
-	defer cert.remove()
 	st := srv.State()
 	wildcard := isWildcardHost(cfg.Host)
 	endpoint := localURL(srv.Endpoint(), wildcard)

@@ -64,14 +64,13 @@ func (c servedCertificate) remove() {
 	}
 }
 
-// writeCertificate writes a TLS emulator's generated certificate where clients can
-// read it: --tls-cert-out, else DIR/tls-cert.pem with --data-dir, else a temporary file.
-// The file is complete before its path is printed: it is renamed into place.
-func writeCertificate(srv *emulator.Server, cfg emulator.Config, opts *emulatorOptions) (servedCertificate, error) {
-	if !srv.TLS() {
-		return servedCertificate{}, nil
-	}
-	pemBytes := srv.CertificatePEM()
+// writeCertificate writes a TLS emulator's generated certificate (pemBytes) where
+// clients can read it: --tls-cert-out, else DIR/tls-cert.pem with --data-dir, else a
+// temporary file; a certificate of one's own (--tls-cert-file) is named, not written. It
+// runs before the emulator listens, so that the file is there, complete (renamed into
+// place), before any endpoint answers: a script that starts the emulator in the
+// background and then trusts the file cannot read it half-written or not at all.
+func writeCertificate(pemBytes []byte, cfg emulator.Config, opts *emulatorOptions) (servedCertificate, error) {
 	sum, err := emulator.CertificateFingerprint(pemBytes)
 	if err != nil {
 		return servedCertificate{}, err

@@ -84,6 +84,11 @@ type Config struct {
 	// key, both or neither; they imply TLS.
 	TLSCertFile string `toml:"tls_cert_file"`
 	TLSKeyFile  string `toml:"tls_key_file"`
+	// TLSCertPEM and TLSKeyPEM are a certificate generated before the emulator starts
+	// (GenerateCertificate), so that its file exists before any endpoint answers; they
+	// imply TLS.
+	TLSCertPEM []byte `toml:"-"`
+	TLSKeyPEM  []byte `toml:"-"`
 }
 
 // RegionConfig is one region of the emulated account.

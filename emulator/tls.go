@@ -117,8 +117,10 @@ func CertificateFingerprint(certPEM []byte) (string, error) {
 // of its own or generating one, and returns the certificate's PEM (the chain of a
 // certificate of one's own, as given).
 func serverTLS(cfg Config, now time.Time) (*tls.Config, []byte, error) {
-	var certPEM, keyPEM []byte
-	if cfg.TLSCertFile != "" {
+	certPEM, keyPEM := cfg.TLSCertPEM, cfg.TLSKeyPEM
+	switch {
+	case certPEM != nil:
+	case cfg.TLSCertFile != "":
 		var err error
 		if certPEM, err = os.ReadFile(cfg.TLSCertFile); err != nil {
 			return nil, nil, fmt.Errorf("TLS certificate: %v", err)
@@ -126,7 +128,7 @@ func serverTLS(cfg Config, now time.Time) (*tls.Config, []byte, error) {
 		if keyPEM, err = os.ReadFile(cfg.TLSKeyFile); err != nil {
 			return nil, nil, fmt.Errorf("TLS key: %v", err)
 		}
-	} else {
+	default:
 		var err error
 		if certPEM, keyPEM, err = GenerateCertificate([]string{cfg.Host}, now); err != nil {
 			return nil, nil, fmt.Errorf("generating the TLS certificate: %v", err)

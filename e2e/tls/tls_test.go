@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,4 +174,39 @@ func writeKey(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// The certificate file is there, whole, before any endpoint accepts a connection: a
+// script that starts the emulator in the background and trusts the file as soon as
+// the port answers (SSL_CERT_FILE is read once per process) never finds it missing.
+func TestTheCertificateFileIsWrittenBeforeTheEmulatorListens(t *testing.T) {
+	bin := testkit.Binary(t)
+	testkit.Isolate(t)
+	port := testkit.FreePorts(t, 4)
+	certFile := filepath.Join(t.TempDir(), "emulator.pem")
+	cmd := exec.Command(bin, "emulator", "--tls", "--port", strconv.Itoa(port), "--tls-cert-out", certFile)
+	cmd.Env = os.Environ()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(time.Minute)
+	for {
+		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		if err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the emulator did not listen on %d within a minute: %v", port, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	pemBytes, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatalf("the port answers but the certificate file is not there: %v", err)
+	}
+	if b, _ := pem.Decode(pemBytes); b == nil || b.Type != "CERTIFICATE" {
+		t.Fatalf("the certificate file holds no certificate: %q", pemBytes)
+	}
 }
