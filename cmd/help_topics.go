@@ -345,6 +345,9 @@ THE ACCOUNT
                                  # generated at start (as Microsoft's emulator)
   tls_cert_file = "cert.pem"     # https with a certificate of your own (PEM) and
   tls_key_file = "key.pem"       # its key, instead of a generated one
+  merge_enabled = true           # an account with partition merge on: a request
+                                 # without the merge capability (the header
+                                 # x-ms-cosmos-sdk-supportedcapabilities) is a 400
 
   [[regions]]                    # in failover order; the first is the write region
   name = "East US"               # default: East US, West US, North Europe
@@ -355,6 +358,20 @@ THE ACCOUNT
   [[databases.containers]]
   id = "items"
   partition_key = ["/pk"]        # several paths (at most 3): a hierarchical key
+
+SPLITS AND MERGES
+  [[split]]                      # split a range, its items moved to its children
+  database = "app"
+  container = "items"
+  range = "0"                    # optional: default, whichever range gets there first
+  documents = 1000               # when the range holds this many documents
+  [[merge]]                      # merge two adjacent ranges into one
+  database = "app"
+  container = "items"
+  ranges = ["2", "3"]
+  after = "30s"                  # since the emulator's start
+  The parents then answer 410/1002 and the ranges feed lists the new ranges with
+  their parents. Not with data_dir.
 
 LATENCY
   [[latency]]                    # base latency of a region and operation
