@@ -81,11 +81,15 @@ type Container struct {
 	PartitionKey   PartitionKeyDefinition `json:"partitionKey"`
 	IndexingPolicy json.RawMessage        `json:"indexingPolicy,omitempty"`
 	DefaultTTL     *int                   `json:"defaultTtl,omitempty"`
-	Docs           string                 `json:"_docs,omitempty"`
-	Sprocs         string                 `json:"_sprocs,omitempty"`
-	Triggers       string                 `json:"_triggers,omitempty"`
-	Udfs           string                 `json:"_udfs,omitempty"`
-	Conflicts      string                 `json:"_conflicts,omitempty"`
+	// The policies below are kept as the service returns them, raw.
+	UniqueKeyPolicy       json.RawMessage `json:"uniqueKeyPolicy,omitempty"`
+	VectorEmbeddingPolicy json.RawMessage `json:"vectorEmbeddingPolicy,omitempty"`
+	FullTextPolicy        json.RawMessage `json:"fullTextPolicy,omitempty"`
+	Docs                  string          `json:"_docs,omitempty"`
+	Sprocs                string          `json:"_sprocs,omitempty"`
+	Triggers              string          `json:"_triggers,omitempty"`
+	Udfs                  string          `json:"_udfs,omitempty"`
+	Conflicts             string          `json:"_conflicts,omitempty"`
 }
 
 // PartitionKeyDefinition says where a container's documents keep their partition key.

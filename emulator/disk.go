@@ -147,8 +147,10 @@ func (d *disk) deleteDatabase(db *database) error {
 	})
 }
 
-func (d *disk) putContainer(c *container, ridSeq uint32) error {
-	data, err := json.Marshal(diskContainer{DB: c.db.meta.ID, Meta: c.meta, Seq: c.seq, Ranges: len(c.partitions())})
+// putContainer writes container c's record, with res as its resource (the one created,
+// or the one a replace is about to make current).
+func (d *disk) putContainer(c *container, res cosmos.Container, ridSeq uint32) error {
+	data, err := json.Marshal(diskContainer{DB: c.db.meta.ID, Meta: res, Seq: c.seq, Ranges: len(c.partitions())})
 	if err != nil {
 		return err
 	}
@@ -501,6 +503,7 @@ func (d *disk) load(s *store, notices io.Writer) error {
 			}
 			c := newContainer(db, dc.Meta.ID, dc.Seq, dc.Meta.PartitionKey, dc.Ranges, dc.Meta.TS)
 			c.meta = dc.Meta
+			c.setResource(dc.Meta)
 			db.colls[dc.Meta.ID] = c
 			items := tx.Bucket(bucketItems).Bucket([]byte(c.meta.RID))
 			if items == nil {

@@ -150,7 +150,7 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.writeError(req, badRequest("partition key kind %q does not fit %d path(s): use %q", in.PartitionKey.Kind, len(def.Paths), def.Kind), 0)
 				return
 			}
-			if err := validDefaultTTL(in.DefaultTTL); err != nil {
+			if err := validPolicies(in); err != nil {
 				s.writeError(req, err, 0)
 				return
 			}
@@ -158,7 +158,7 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 			if !ok {
 				return
 			}
-			c, err := s.store.createContainer(segs[1], in.ID, def, in.DefaultTTL)
+			c, err := s.store.createContainer(segs[1], in.ID, def, in)
 			if err == nil && offer != nil {
 				err = s.provisionOffer(c.RID, *offer)
 			}
@@ -179,7 +179,9 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.answerResource(req, http.StatusOK, c.withStatistics(s.clock.Now()), nil)
 				return
 			}
-			s.answerResource(req, http.StatusOK, c.meta, nil)
+			s.answerResource(req, http.StatusOK, c.resource(), nil)
+		case http.MethodPut:
+			s.serveContainerReplace(req, segs[1], segs[3])
 		case http.MethodDelete:
 			if !s.writeAllowed(req) {
 				return
@@ -378,5 +380,5 @@ func (c *container) withStatistics(now time.Time) any {
 	return struct {
 		cosmos.Container
 		Statistics []rangeStatistics `json:"statistics"`
-	}{c.meta, stats}
+	}{c.resource(), stats}
 }

@@ -44,8 +44,11 @@ func validateResourceID(kind, id string) *cosmos.Error {
 		return badRequest("%s id is %d bytes long; the service's limit is %d bytes", kind, len(id), limit)
 	case strings.ContainsAny(id, `/\?#`):
 		return badRequest("%s id %q contains one of the characters / \\ ? # which cannot appear in an id", kind, id)
-	case strings.TrimSpace(id) != id && strings.HasSuffix(id, " "):
-		return badRequest("%s id %q ends with a space, which the service does not allow", kind, id)
+	case kind != "document" && strings.HasSuffix(id, " "):
+		// A document's id may end in a space (the routing gateway creates it, then
+		// addresses it without the space: gatewayItemID); for databases and containers
+		// the service's rule is not known, and the emulator keeps refusing it.
+		return badRequest("%s id %q ends with a space, which the emulator does not allow", kind, id)
 	}
 	return nil
 }

@@ -49,11 +49,14 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 	// instead of hiding behind it.
 	lsn := p.caughtUpLSN(region, now, s.lagNow())
 	p.mu.RUnlock()
-	key := c.meta.RID + "\x00" + p.rng.ID + "\x00" + strconv.Itoa(region) + "\x00" + queryFingerprint(spec, pkIdentity) + "\x00" + spec.Query
+	// The container's _etag is in the key: a replace that changes its defaultTtl changes
+	// which documents are live.
+	settings := c.current.Load()
+	key := c.meta.RID + "\x00" + settings.ETag + "\x00" + p.rng.ID + "\x00" + strconv.Itoa(region) + "\x00" + queryFingerprint(spec, pkIdentity) + "\x00" + spec.Query
 
 	rc.mu.Lock()
 	second := int64(0)
-	if c.meta.DefaultTTL != nil {
+	if settings.DefaultTTL != nil {
 		second = now.Unix()
 	}
 	if e := rc.entries[key]; e != nil && e.lsn == lsn && e.second == second && now.Sub(e.used) < resultCacheTTL {

@@ -37,9 +37,14 @@ type database struct {
 }
 
 type container struct {
+	// meta is the resource as it was created. What a replace may change (the indexing,
+	// unique key, vector and full-text policies, defaultTtl, _etag and _ts) is read
+	// through resource(), never from meta.
 	meta cosmos.Container
 	db   *database
 	seq  uint32
+	// current is the resource as last created or replaced (containerreplace.go).
+	current atomic.Pointer[cosmos.Container]
 	// topo is the container's partition key ranges (splits.go): replaced whole by a
 	// split or a merge, never changed in place.
 	topo atomic.Pointer[topology]
@@ -249,6 +254,7 @@ func newContainer(db *database, id string, seq uint32, def cosmos.PartitionKeyDe
 		IndexingPolicy: []byte(`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"}]}`),
 		Docs:           "docs/", Sprocs: "sprocs/", Triggers: "triggers/", Udfs: "udfs/", Conflicts: "conflicts/",
 	}
+	c.setResource(c.meta)
 	bounds := cosmos.EvenRangeBoundaries(ranges)
 	t := &topology{nextID: ranges, nextSeq: ranges + 1}
 	for i := 0; i < ranges; i++ {
@@ -353,7 +359,7 @@ func (s *store) listContainers(db string) ([]cosmos.Container, *cosmos.Error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	metas := make([]cosmos.Container, len(out))
 	for i, c := range out {
-		metas[i] = c.meta
+		metas[i] = c.resource()
 	}
 	return metas, nil
 }
@@ -393,7 +399,9 @@ func (s *store) deleteDatabase(id string) *cosmos.Error {
 	return nil
 }
 
-func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition, defaultTTL *int) (cosmos.Container, *cosmos.Error) {
+// createContainer creates container id partitioned by def, with the policies and
+// defaultTtl of props (the rest of props is ignored).
+func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition, props cosmos.Container) (cosmos.Container, *cosmos.Error) {
 	if err := validateResourceID("container", id); err != nil {
 		return cosmos.Container{}, err
 	}
@@ -407,9 +415,10 @@ func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition
 		return cosmos.Container{}, conflict(fmt.Sprintf("container %q already exists in database %q", id, db))
 	}
 	c := newContainer(d, id, s.nextRID(), def, s.ranges, s.clock.Now().Unix())
-	c.meta.DefaultTTL = defaultTTL
+	c.meta = withPolicies(c.meta, props)
+	c.setResource(c.meta)
 	if s.disk != nil {
-		if err := s.disk.putContainer(c, s.ridSeq); err != nil {
+		if err := s.disk.putContainer(c, c.meta, s.ridSeq); err != nil {
 			return cosmos.Container{}, storageError(err)
 		}
 	}
@@ -445,7 +454,7 @@ func (s *store) ensureContainer(db, coll string, def cosmos.PartitionKeyDefiniti
 			return err
 		}
 	}
-	if _, err := s.createContainer(db, coll, def, nil); err != nil && err.StatusCode != 409 {
+	if _, err := s.createContainer(db, coll, def, cosmos.Container{}); err != nil && err.StatusCode != 409 {
 		return err
 	}
 	return nil

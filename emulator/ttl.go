@@ -52,7 +52,7 @@ func itemTTL(body []byte) int32 {
 // expired reports whether version v of a document of c has outlived its time to live
 // at now. A deletion (nil body) is not "expired": it is gone already.
 func (c *container) expired(v *itemVersion, now time.Time) bool {
-	def := c.meta.DefaultTTL
+	def := c.current.Load().DefaultTTL
 	if def == nil || v.body == nil {
 		return false
 	}
