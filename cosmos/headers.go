@@ -55,11 +55,21 @@ const (
 	HeaderIndexUtilization     = "x-ms-cosmos-index-utilization"
 	HeaderServedRegion         = "x-ms-cosmos-emulator-region" // emulator only: which region answered
 	HeaderPartitionKeyRangeID  = "x-ms-documentdb-partitionkeyrangeid"
-	HeaderResourceQuota        = "x-ms-resource-quota"
-	HeaderResourceUsage        = "x-ms-resource-usage"
+	// HeaderStartEPK and HeaderEndEPK narrow a request addressed to one partition key
+	// range to the effective partition keys [start, end) of it; HeaderReadKeyType says
+	// so (ReadKeyTypeEPKRange).
+	HeaderStartEPK      = "x-ms-start-epk"
+	HeaderEndEPK        = "x-ms-end-epk"
+	HeaderReadKeyType   = "x-ms-read-key-type"
+	HeaderResourceQuota = "x-ms-resource-quota"
+	HeaderResourceUsage = "x-ms-resource-usage"
 	// HeaderPopulatePartitionStatistics asks a container read for its ranges' statistics.
 	HeaderPopulatePartitionStatistics = "x-ms-documentdb-populatepartitionstatistics"
 )
+
+// ReadKeyTypeEPKRange is the x-ms-read-key-type of a request narrowed by HeaderStartEPK
+// and HeaderEndEPK.
+const ReadKeyTypeEPKRange = "EffectivePartitionKeyRange"
 
 // APIVersion is the x-ms-version cosmosctl sends; the emulator accepts any version the
 // official SDKs send.

@@ -27,7 +27,7 @@ func prepareChangeFeed(op *Operation) error {
 	case op.PartitionKey != nil && op.RangeID != "":
 		return inputErrorf("a change feed poll reads one partition key range or one partition key, not both")
 	}
-	return nil
+	return checkEPKScope(op)
 }
 
 // buildChangeFeedRequest is the gateway request of one change feed poll, as both SDKs
@@ -42,6 +42,7 @@ func buildChangeFeedRequest(op *Operation) *cosmos.Request {
 		h.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
 	default:
 		h.Set(cosmos.HeaderPartitionKeyRangeID, op.RangeID)
+		setEPKScope(h, op)
 	}
 	if op.MaxItemCount != 0 {
 		h.Set(cosmos.HeaderMaxItemCount, strconv.Itoa(op.MaxItemCount))

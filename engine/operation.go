@@ -111,6 +111,13 @@ type Operation struct {
 	// the ranges and going on from the children is the query pipeline's business.
 	RangeID        string
 	CrossPartition bool
+	// StartEPK and EndEPK narrow an OpQuery or OpChangeFeed sent to RangeID to the
+	// effective partition keys [StartEPK, EndEPK) of that range (upper-case hex, "" the
+	// lowest key): the feed range of a range that was merged into RangeID, or of a
+	// hierarchical partition key prefix. Both or neither, and only with RangeID. Sent as
+	// x-ms-start-epk, x-ms-end-epk and x-ms-read-key-type: EffectivePartitionKeyRange,
+	// as the JS SDK sends a feed range (@azure/cosmos 4.10 ClientContext.queryFeed).
+	StartEPK, EndEPK string
 	// QueryFeatures is what the caller's query pipeline can run, sent with OpQueryPlan
 	// (x-ms-cosmos-supported-query-features, e.g. "OrderBy, Top, Aggregate").
 	QueryFeatures string

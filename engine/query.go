@@ -36,6 +36,9 @@ func prepareQuery(op *Operation) error {
 			targets++
 		}
 	}
+	if err := checkEPKScope(op); err != nil {
+		return err
+	}
 	switch {
 	case targets == 0:
 		return inputErrorf("a query page needs a partition key, a partition key range or cross-partition enabled")
@@ -69,6 +72,7 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 		// request, beside x-ms-documentdb-partitionkeyrangeid).
 		h.Set(cosmos.HeaderPartitionKeyRangeID, op.RangeID)
 		h.Set(cosmos.HeaderEnableCrossPartition, "True")
+		setEPKScope(h, op)
 	case op.CrossPartition:
 		h.Set(cosmos.HeaderEnableCrossPartition, "True")
 	}
@@ -87,4 +91,30 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 func rangeGone(op *Operation, resp *cosmos.Response) bool {
 	return (op.Kind == OpQuery || op.Kind == OpChangeFeed) && op.RangeID != "" && resp != nil &&
 		resp.StatusCode == http.StatusGone && resp.SubStatus == cosmos.SubPartitionKeyRangeGone
+}
+
+// checkEPKScope validates the feed range narrowing of a query page or change feed poll.
+func checkEPKScope(op *Operation) error {
+	if op.StartEPK == "" && op.EndEPK == "" {
+		return nil
+	}
+	switch {
+	case op.RangeID == "":
+		return inputErrorf("an effective partition key range narrows a request to one partition key range: name the range too")
+	case op.EndEPK == "":
+		return inputErrorf("an effective partition key range needs its end as well as its start")
+	case strings.ToUpper(op.StartEPK) >= strings.ToUpper(op.EndEPK):
+		return inputErrorf("the effective partition key range [%q, %q) is empty", op.StartEPK, op.EndEPK)
+	}
+	return nil
+}
+
+// setEPKScope narrows a request addressed to op.RangeID to [op.StartEPK, op.EndEPK).
+func setEPKScope(h http.Header, op *Operation) {
+	if op.EndEPK == "" {
+		return
+	}
+	h.Set(cosmos.HeaderStartEPK, op.StartEPK)
+	h.Set(cosmos.HeaderEndEPK, op.EndEPK)
+	h.Set(cosmos.HeaderReadKeyType, cosmos.ReadKeyTypeEPKRange)
 }

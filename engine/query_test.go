@@ -31,6 +31,13 @@ func TestQueryPageRequest(t *testing.T) {
 		{"to one partition key range", func(op *Operation) { op.Continuation = "tok" }, map[string]string{
 			cosmos.HeaderPartitionKeyRangeID: "3", cosmos.HeaderIsQuery: "True", "Content-Type": "application/query+json",
 			cosmos.HeaderMaxItemCount: "10", cosmos.HeaderContinuation: "tok", cosmos.HeaderPartitionKey: "", cosmos.HeaderEnableCrossPartition: "True"}},
+		{"to part of one partition key range", func(op *Operation) { op.StartEPK, op.EndEPK = "05C1", "0A" }, map[string]string{
+			cosmos.HeaderPartitionKeyRangeID: "3", cosmos.HeaderStartEPK: "05C1", cosmos.HeaderEndEPK: "0A",
+			cosmos.HeaderReadKeyType: "EffectivePartitionKeyRange", cosmos.HeaderEnableCrossPartition: "True"}},
+		{"from the lowest key of one partition key range", func(op *Operation) { op.EndEPK = "0A" }, map[string]string{
+			cosmos.HeaderStartEPK: "", cosmos.HeaderEndEPK: "0A", cosmos.HeaderReadKeyType: "EffectivePartitionKeyRange"}},
+		{"a whole range is not narrowed", func(op *Operation) {}, map[string]string{
+			cosmos.HeaderStartEPK: "", cosmos.HeaderEndEPK: "", cosmos.HeaderReadKeyType: ""}},
 		{"to one partition key", func(op *Operation) { op.RangeID, op.PartitionKey = "", pk }, map[string]string{
 			cosmos.HeaderPartitionKey: `["tenant"]`, cosmos.HeaderPartitionKeyRangeID: "", cosmos.HeaderContinuation: ""}},
 		{"across partitions", func(op *Operation) { op.RangeID, op.CrossPartition, op.MaxItemCount = "", true, 0 }, map[string]string{
@@ -83,6 +90,9 @@ func TestQueryPageOperationsAreChecked(t *testing.T) {
 		{"no target", func(op *Operation) { op.RangeID = "" }, "cross-partition"},
 		{"two targets", func(op *Operation) { op.PartitionKey = pk }, "not several"},
 		{"a bad page size", func(op *Operation) { op.MaxItemCount = -2 }, "page size"},
+		{"an EPK range without a partition key range", func(op *Operation) { op.RangeID, op.CrossPartition, op.StartEPK, op.EndEPK = "", true, "", "0A" }, "name the range"},
+		{"an EPK range without its end", func(op *Operation) { op.StartEPK = "05" }, "its end"},
+		{"an empty EPK range", func(op *Operation) { op.StartEPK, op.EndEPK = "0A", "05" }, "is empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
