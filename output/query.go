@@ -45,6 +45,7 @@ type QueryTotals struct {
 	RequestCharge    float64  `json:"request_charge"`
 	ContactedRegions []string `json:"contacted_regions"`
 	Splits           int      `json:"splits"`
+	Merges           int      `json:"merges"`
 	DurationMs       float64  `json:"duration_ms"`
 	// FirstItemMs is how long the first item took to arrive; null with no item.
 	FirstItemMs *float64 `json:"first_item_ms"`
@@ -110,7 +111,7 @@ func pageStatus(d *engine.Diagnostics) (int, int) {
 // first item took (negative when none came).
 func NewQueryTotals(t query.Totals, firstItem time.Duration) QueryTotals {
 	out := QueryTotals{Items: t.Items, Pages: t.Pages, Requests: t.Requests, RequestCharge: math.Round(t.RequestCharge*1e6) / 1e6,
-		ContactedRegions: append([]string{}, t.Regions...), Splits: t.Splits, DurationMs: msOf(t.Duration)}
+		ContactedRegions: append([]string{}, t.Regions...), Splits: t.Splits, Merges: t.Merges, DurationMs: msOf(t.Duration)}
 	if firstItem >= 0 {
 		ms := msOf(firstItem)
 		out.FirstItemMs = &ms
@@ -156,6 +157,9 @@ func QuerySummary(t QueryTotals) string {
 	}
 	if t.Splits > 0 {
 		b.WriteString(fmt.Sprintf("; %s split during the query", HumanCount(t.Splits, "range")))
+	}
+	if t.Merges > 0 {
+		b.WriteString(fmt.Sprintf("; %s merged during the query", HumanCount(t.Merges, "range")))
 	}
 	return b.String()
 }

@@ -223,6 +223,9 @@ func WriteQueryPages(w io.Writer, st Styles, head QueryHead, pages []QueryPage, 
 	if totals.Splits > 0 {
 		tail.add("splits", HumanCount(totals.Splits, "range")+" split: their children went on from where they were")
 	}
+	if totals.Merges > 0 {
+		tail.add("merges", HumanCount(totals.Merges, "range")+" merged into a wider one: each went on there, narrowed to its own keys")
+	}
 	tail.add("duration", HumanDuration(time.Duration(totals.DurationMs*float64(time.Millisecond))))
 	tail.write(ew)
 	return ew.err

@@ -13,11 +13,13 @@ import (
 // pageRequest is one query page to read: the query, where it runs (a partition key, or
 // one partition key range) and where the page starts.
 type pageRequest struct {
-	spec         cosmos.QuerySpec
-	pk           cosmos.PartitionKey
-	rangeID      string
-	continuation string
-	maxItems     int
+	spec    cosmos.QuerySpec
+	pk      cosmos.PartitionKey
+	rangeID string
+	// startEPK and endEPK narrow the page to part of the range (a range merged into it).
+	startEPK, endEPK string
+	continuation     string
+	maxItems         int
 }
 
 // page is a page as the service answered it.
@@ -76,6 +78,7 @@ func (b *engineBackend) ranges(ctx context.Context, refresh bool) ([]cosmos.Part
 func (b *engineBackend) page(ctx context.Context, req pageRequest) (page, PageInfo, error) {
 	op := b.op(engine.OpQuery, req.spec)
 	op.PartitionKey, op.RangeID, op.Continuation, op.MaxItemCount = req.pk, req.rangeID, req.continuation, req.maxItems
+	op.StartEPK, op.EndEPK = req.startEPK, req.endEPK
 	res, err := b.c.Execute(ctx, op)
 	info := infoOf(KindPage, req.rangeID, res)
 	if err != nil {
@@ -98,7 +101,8 @@ func infoOf(kind, rangeID string, res *engine.Result) PageInfo {
 	return info
 }
 
-// isRangeGone reports the 410/1002 of a page sent to a partition key range that split.
+// isRangeGone reports the 410/1002 of a page sent to a partition key range that split or
+// was merged.
 func isRangeGone(err error) bool {
 	var ce *cosmos.Error
 	return errors.As(err, &ce) && ce.StatusCode == 410 && ce.SubStatus == cosmos.SubPartitionKeyRangeGone

@@ -63,6 +63,7 @@ type fakeBackend struct {
 
 	pageCalls  int
 	splitAfter map[int]string // after n page calls, split this range
+	mergeAfter map[int]bool   // after n page calls, merge the range asked with a neighbour
 	emptyPages float64
 	failAfter  int // after n page calls, every page fails with 500 (0: never)
 	hang       bool
@@ -75,7 +76,7 @@ type fakeBackend struct {
 }
 
 func newFake(seed int64, nranges int, docs []fdoc) *fakeBackend {
-	f := &fakeBackend{rng: rand.New(rand.NewSource(seed)), docs: docs, splitAfter: map[int]string{}, hung: make(chan struct{}, 64), nextID: nranges}
+	f := &fakeBackend{rng: rand.New(rand.NewSource(seed)), docs: docs, splitAfter: map[int]string{}, mergeAfter: map[int]bool{}, hung: make(chan struct{}, 64), nextID: nranges}
 	bounds := []string{""}
 	for i := 1; i < nranges; i++ {
 		bounds = append(bounds, fmt.Sprintf("%02X", i*256/nranges))
@@ -128,6 +129,39 @@ func (f *fakeBackend) splitLocked(id string) {
 	}
 }
 
+// mergeLocked replaces two adjacent ranges by one holding both, as the service merges.
+func (f *fakeBackend) mergeLocked(a, b string) {
+	for i := 0; i+1 < len(f.rs); i++ {
+		l, r := f.rs[i], f.rs[i+1]
+		if l.id != a || r.id != b {
+			continue
+		}
+		m := fakeRange{id: fmt.Sprint(f.nextID), min: l.min, max: r.max, parents: []string{l.id, r.id}}
+		f.nextID++
+		f.rs = append(append(append([]fakeRange(nil), f.rs[:i]...), m), f.rs[i+2:]...)
+		return
+	}
+	panic(fmt.Sprintf("fake: ranges %s and %s are not adjacent live ranges", a, b))
+}
+
+// mergeNeighbourLocked merges live range id (or, when it is gone, the first range) with
+// the range after it, or before it when it is the last.
+func (f *fakeBackend) mergeNeighbourLocked(id string) {
+	if len(f.rs) < 2 {
+		return
+	}
+	i := 0
+	for j, r := range f.rs {
+		if r.id == id {
+			i = j
+		}
+	}
+	if i == len(f.rs)-1 {
+		i--
+	}
+	f.mergeLocked(f.rs[i].id, f.rs[i+1].id)
+}
+
 type rangeData struct {
 	docs []fdoc
 	rows []frow
@@ -155,6 +189,9 @@ func (f *fakeBackend) page(ctx context.Context, req pageRequest) (page, PageInfo
 			id = req.rangeID // the range this request goes to
 		}
 		f.splitLocked(id)
+	}
+	if f.mergeAfter[f.pageCalls] {
+		f.mergeNeighbourLocked(req.rangeID)
 	}
 	info := PageInfo{Kind: KindPage, RangeID: req.rangeID, RequestCharge: 2.5}
 	if f.failAfter > 0 && f.pageCalls > f.failAfter {
@@ -187,14 +224,25 @@ func (f *fakeBackend) page(ctx context.Context, req pageRequest) (page, PageInfo
 		return page{}, info, &cosmos.Error{StatusCode: 410, SubStatus: cosmos.SubPartitionKeyRangeGone, Message: "range gone"}
 	}
 	key := req.rangeID
+	var lo, hi string
 	if rng != nil {
-		key += "/" + rng.min + "/" + rng.max
+		// A page narrowed to part of the range (x-ms-start-epk/x-ms-end-epk) reads that
+		// part only; a narrowing outside the range is a client bug.
+		lo, hi = rng.min, rng.max
+		if req.endEPK != "" {
+			if req.startEPK < rng.min || (rng.max != "FF" && req.endEPK > rng.max) || req.startEPK >= req.endEPK {
+				f.mu.Unlock()
+				return page{}, info, &cosmos.Error{StatusCode: 400, Message: fmt.Sprintf("EPK range [%s, %s) is not within range %s [%s, %s)", req.startEPK, req.endEPK, rng.id, rng.min, rng.max)}
+			}
+			lo, hi = req.startEPK, req.endEPK
+		}
+		key += "/" + lo + "/" + hi
 	}
 	cached, ok := f.cache[key]
 	if !ok {
 		var docs []fdoc
 		for _, d := range f.docs {
-			if req.pk != nil || (d.epk >= rng.min && (rng.max == "FF" || d.epk < rng.max)) {
+			if req.pk != nil || (d.epk >= lo && (hi == "FF" || d.epk < hi)) {
 				docs = append(docs, d)
 			}
 		}

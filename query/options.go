@@ -78,7 +78,10 @@ type Totals struct {
 	Requests int
 	Pages    int
 	Items    int
-	Splits   int
+	// Splits counts ranges that split during the run, Merges ranges that were merged
+	// into a wider one (their pages went on in it, narrowed to their own keys).
+	Splits int
+	Merges int
 	// Regions lists every region contacted, in the order first contacted.
 	Regions  []string
 	Duration time.Duration

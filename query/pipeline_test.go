@@ -330,6 +330,101 @@ func TestResumeAfterASplitBetweenRuns(t *testing.T) {
 	}
 }
 
+// Ranges merged while the query runs answer 410/1002; each goes on in the merged range
+// from its own continuation, narrowed to its own keys: nothing lost or repeated, also
+// with splits mixed in (a merged range that splits again, a split child merged).
+func TestMergesMidQueryLoseAndRepeatNothing(t *testing.T) {
+	for _, c := range allCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sc := range scenarios(15) {
+				f := fakeFor(c, sc.seed, sc.nranges, sc.docs)
+				rng := rand.New(rand.NewSource(sc.seed))
+				for i := 0; i < 3; i++ {
+					f.mergeAfter[1+rng.Intn(12)] = true
+				}
+				if sc.seed%2 == 0 {
+					f.splitAfter[1+rng.Intn(12)] = ""
+				}
+				got, _ := runAll(t, f, Options{PageSize: sc.pageSize, Parallelism: sc.par})
+				checkResult(t, c, sc.docs, got)
+			}
+		})
+	}
+}
+
+// A token issued before ranges merged resumes in the merged range, narrowed to each
+// old range's keys; merges and splits between runs.
+func TestResumeAfterAMergeBetweenRuns(t *testing.T) {
+	for _, c := range allCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sc := range scenarios(10) {
+				f := fakeFor(c, sc.seed, sc.nranges, sc.docs)
+				rng := rand.New(rand.NewSource(sc.seed))
+				var all []json.RawMessage
+				tok := ""
+				for runs := 0; ; runs++ {
+					got, it := runAll(t, f, Options{PageSize: sc.pageSize, Parallelism: sc.par, MaxItems: 1 + rng.Intn(9), Continuation: tok})
+					all = append(all, got...)
+					if tok = it.Continuation(); tok == "" {
+						break
+					}
+					f.mu.Lock()
+					if runs%3 == 2 {
+						f.splitLocked(f.rs[rng.Intn(len(f.rs))].id)
+					} else {
+						f.mergeNeighbourLocked(f.rs[rng.Intn(len(f.rs))].id)
+					}
+					f.mu.Unlock()
+				}
+				checkResult(t, c, sc.docs, all)
+			}
+		})
+	}
+}
+
+// After a merge, the old ranges' pages go to the merged range with the old ranges' keys
+// as x-ms-start-epk/x-ms-end-epk; whole ranges are never narrowed.
+func TestPagesOfAMergedRangeAreNarrowedToItsKeys(t *testing.T) {
+	c := allCases()[0]
+	docs := genDocs(rand.New(rand.NewSource(7)), 200)
+	f := fakeFor(c, 7, 4, docs)
+	f.mergeAfter[2] = true
+	got, it := runAll(t, f, Options{PageSize: 5, Parallelism: 1})
+	checkResult(t, c, docs, got)
+	if st := it.Stats(); st.Merges == 0 {
+		t.Fatalf("stats %+v: no merge seen", st)
+	}
+	old := map[string][2]string{}
+	for _, r := range newFake(7, 4, nil).rs {
+		old[r.id] = [2]string{r.min, r.max}
+	}
+	narrowed := 0
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, req := range f.log {
+		if req.endEPK == "" {
+			continue
+		}
+		narrowed++
+		var merged *fakeRange
+		for i := range f.rs {
+			if f.rs[i].id == req.rangeID {
+				merged = &f.rs[i]
+			}
+		}
+		if merged == nil || len(merged.parents) != 2 {
+			t.Fatalf("a narrowed page went to range %s, not the merged one", req.rangeID)
+		}
+		span := [2]string{req.startEPK, req.endEPK}
+		if span != old[merged.parents[0]] && span != old[merged.parents[1]] {
+			t.Fatalf("page narrowed to %v, not to one of the merged ranges %v", span, merged.parents)
+		}
+	}
+	if narrowed == 0 {
+		t.Fatal("no page was narrowed to a merged range's keys")
+	}
+}
+
 func TestSplitWhenTheRangeIsStillListedIsRetriedThenGivenUp(t *testing.T) {
 	c := allCases()[0]
 	f := fakeFor(c, 1, 2, genDocs(rand.New(rand.NewSource(1)), 30))

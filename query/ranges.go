@@ -7,12 +7,18 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
 
-// epkRange is a partition key range as the pipeline tracks it: [Min, Max) of the
-// effective partition key space, as upper-case hex ("" is the start, "FF" the end).
+// epkRange is what one stream of pages reads: partition key range ID, or, when Scoped,
+// only the effective partition keys [Min, Max) of it. Min and Max are upper-case hex (""
+// is the start, "FF" the end). A range is scoped once it was merged into a wider one:
+// its pages go on in the merged range, narrowed to its own keys by x-ms-start-epk and
+// x-ms-end-epk, as the JS SDK does (@azure/cosmos 4.10, parallelQueryExecutionContextBase
+// _handleContinuationTokenMerge keeps the old EPK range and continuation and targets
+// the covering range with EPK headers).
 type epkRange struct {
-	ID  string `json:"id"`
-	Min string `json:"min"`
-	Max string `json:"max"`
+	ID     string `json:"id"`
+	Min    string `json:"min"`
+	Max    string `json:"max"`
+	Scoped bool   `json:"x,omitempty"`
 }
 
 func rangeOf(r cosmos.PartitionKeyRange) epkRange {
@@ -50,10 +56,10 @@ func targetRanges(all []cosmos.PartitionKeyRange, qrs []queryRange) []epkRange {
 	return out
 }
 
-// childrenOf are the current ranges that replaced gone, which split: every range that
-// overlaps it, each of which must lie within it. A range that covers more than gone was
-// merged with a neighbour, and its pages would repeat the neighbour's items: that is
-// refused rather than answered wrong.
+// childrenOf are what replaced gone, which split or was merged: for every current range
+// that overlaps it, the part of gone's keys the range holds. A child that holds only
+// part of its range (gone was merged into a wider range) is scoped to gone's keys, so
+// that its pages, which go on from gone's continuation, hold gone's items only.
 func childrenOf(gone epkRange, all []cosmos.PartitionKeyRange) ([]epkRange, error) {
 	var out []epkRange
 	for _, pr := range all {
@@ -61,13 +67,35 @@ func childrenOf(gone epkRange, all []cosmos.PartitionKeyRange) ([]epkRange, erro
 		if epkCompare(r.Min, gone.Max) >= 0 || epkCompare(r.Max, gone.Min) <= 0 {
 			continue
 		}
-		if epkCompare(r.Min, gone.Min) < 0 || epkCompare(r.Max, gone.Max) > 0 {
-			return nil, fmt.Errorf("partition key range %s was merged into range %s [%s, %s) while the query ran; run the query again", gone.ID, r.ID, r.Min, r.Max)
+		child := r
+		if epkCompare(child.Min, gone.Min) < 0 {
+			child.Min, child.Scoped = gone.Min, true
 		}
-		out = append(out, r)
+		if epkCompare(child.Max, gone.Max) > 0 {
+			child.Max, child.Scoped = gone.Max, true
+		}
+		out = append(out, child)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("partition key range %s is gone and no current range covers [%s, %s)", gone.ID, gone.Min, gone.Max)
 	}
+	for i := 1; i < len(out); i++ {
+		if epkCompare(out[i-1].Max, out[i].Min) != 0 {
+			return nil, fmt.Errorf("the partition key ranges that replaced range %s leave [%s, %s) uncovered: re-reading them did not give a whole key space", gone.ID, out[i-1].Max, out[i].Min)
+		}
+	}
+	if epkCompare(out[0].Min, gone.Min) != 0 || epkCompare(out[len(out)-1].Max, gone.Max) != 0 {
+		return nil, fmt.Errorf("the partition key ranges that replaced range %s do not cover [%s, %s)", gone.ID, gone.Min, gone.Max)
+	}
 	return out, nil
+}
+
+// merged reports whether some child holds only part of its range: gone was merged.
+func merged(children []epkRange) bool {
+	for _, c := range children {
+		if c.Scoped {
+			return true
+		}
+	}
+	return false
 }

@@ -476,6 +476,9 @@ func (it *Iterator) fetch(r *rangeState) {
 	r.fetching = true
 	it.outstanding++
 	req := pageRequest{spec: it.spec, pk: it.o.PartitionKey, rangeID: r.r.ID, continuation: r.next, maxItems: it.o.PageSize}
+	if r.r.Scoped {
+		req.startEPK, req.endEPK = r.r.Min, r.r.Max
+	}
 	if r.maxItems > 0 {
 		req.maxItems = r.maxItems
 	}
@@ -552,14 +555,18 @@ func (it *Iterator) split(ctx context.Context, r *rangeState, cont string) {
 		it.fail(err)
 		return
 	}
-	if len(children) == 1 && children[0] == r.r {
+	if len(children) == 1 && children[0].ID == r.r.ID {
 		// Still listed: a gateway whose routing had not caught up. Read it again.
 		if r.gone++; r.gone > 3 {
 			it.fail(fmt.Errorf("partition key range %s keeps answering 410/1002 (gone) but is still listed", r.r.ID))
 		}
 		return
 	}
-	it.totals.Splits++
+	if merged(children) {
+		it.totals.Merges++
+	} else {
+		it.totals.Splits++
+	}
 	r.children, r.childCont, r.exhausted = children, cont, true
 	it.retire()
 }
