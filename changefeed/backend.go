@@ -14,11 +14,13 @@ import (
 
 // pollRequest is one poll of one range (or of a partition key).
 type pollRequest struct {
-	rangeID      string
-	pk           cosmos.PartitionKey
-	continuation string
-	since        time.Time
-	maxItems     int
+	rangeID string
+	// startEPK and endEPK narrow the poll to part of the range (a range merged into it).
+	startEPK, endEPK string
+	pk               cosmos.PartitionKey
+	continuation     string
+	since            time.Time
+	maxItems         int
 }
 
 // poll is a poll as the service answered it: the items, and the etag to poll with next.
@@ -59,6 +61,7 @@ func (b *engineBackend) poll(ctx context.Context, req pollRequest) (poll, PageIn
 	op.Kind, op.Database, op.Container = engine.OpChangeFeed, b.db, b.coll
 	op.ID, op.Body, op.IfMatch, op.Query, op.CrossPartition = "", nil, "", nil, false
 	op.PartitionKey, op.RangeID, op.Continuation, op.ModifiedSince, op.MaxItemCount = req.pk, req.rangeID, req.continuation, req.since, req.maxItems
+	op.StartEPK, op.EndEPK = req.startEPK, req.endEPK
 	res, err := b.c.Execute(ctx, op)
 	info := PageInfo{Kind: KindPoll}
 	if res != nil {
@@ -81,7 +84,8 @@ func (b *engineBackend) poll(ctx context.Context, req pollRequest) (poll, PageIn
 	return poll{items: feed.Documents, etag: res.ETag}, info, nil
 }
 
-// isRangeGone reports the 410/1002 of a poll sent to a partition key range that split.
+// isRangeGone reports the 410/1002 of a poll sent to a partition key range that split or
+// was merged.
 func isRangeGone(err error) bool {
 	var ce *cosmos.Error
 	return errors.As(err, &ce) && ce.StatusCode == 410 && ce.SubStatus == cosmos.SubPartitionKeyRangeGone

@@ -34,6 +34,9 @@ type fakeBackend struct {
 	nextID int
 	// splitOnPoll splits a range in two when it is next polled (which answers 410/1002).
 	splitOnPoll map[string]bool
+	// mergeOnPoll merges a range with its neighbour when it is next polled (which
+	// answers 410/1002).
+	mergeOnPoll map[string]bool
 	// throttle answers this many polls with 429 and retryAfter.
 	throttle   int
 	retryAfter int // ms
@@ -45,7 +48,7 @@ type fakeBackend struct {
 }
 
 func newFake(nranges int) *fakeBackend {
-	f := &fakeBackend{docs: map[string]fdoc{}, splitOnPoll: map[string]bool{}, nextID: nranges}
+	f := &fakeBackend{docs: map[string]fdoc{}, splitOnPoll: map[string]bool{}, mergeOnPoll: map[string]bool{}, nextID: nranges}
 	for i := 0; i < nranges; i++ {
 		min, max := fmt.Sprintf("%02X", i*256/nranges), fmt.Sprintf("%02X", (i+1)*256/nranges)
 		if i == 0 {
@@ -114,6 +117,23 @@ func (f *fakeBackend) poll(ctx context.Context, req pollRequest) (poll, PageInfo
 		info.StatusCode = 410
 		return poll{}, info, &cosmos.Error{StatusCode: 410, SubStatus: cosmos.SubPartitionKeyRangeGone}
 	}
+	if r != nil && f.mergeOnPoll[r.id] {
+		delete(f.mergeOnPoll, r.id)
+		f.mergeLocked(r.id)
+		info.StatusCode = 410
+		return poll{}, info, &cosmos.Error{StatusCode: 410, SubStatus: cosmos.SubPartitionKeyRangeGone}
+	}
+	lo, hi := "", "FF"
+	if r != nil {
+		lo, hi = r.min, r.max
+	}
+	if req.endEPK != "" {
+		if r == nil || req.startEPK < r.min || req.endEPK > r.max || req.startEPK >= req.endEPK {
+			info.StatusCode = 400
+			return poll{}, info, &cosmos.Error{StatusCode: 400, Message: fmt.Sprintf("EPK range [%s, %s) is not within range %s", req.startEPK, req.endEPK, req.rangeID)}
+		}
+		lo, hi = req.startEPK, req.endEPK
+	}
 	var after int64
 	switch c := req.continuation; {
 	case c == "*":
@@ -127,7 +147,7 @@ func (f *fakeBackend) poll(ctx context.Context, req pollRequest) (poll, PageInfo
 	}
 	var page []fdoc
 	for _, d := range f.docs {
-		if d.lsn > after && (r == nil || (d.epk >= r.min && d.epk < r.max)) {
+		if d.lsn > after && (r == nil || (d.epk >= lo && d.epk < hi)) {
 			page = append(page, d)
 		}
 	}
@@ -171,6 +191,31 @@ func (f *fakeBackend) splitLocked(id string) {
 		f.rs = append(f.rs[:i], append([]frange{a, b}, f.rs[i+1:]...)...)
 		return
 	}
+}
+
+// mergeLocked merges live range id with the range after it (before it, for the last).
+func (f *fakeBackend) mergeLocked(id string) {
+	i := -1
+	for j, r := range f.rs {
+		if r.id == id {
+			i = j
+		}
+	}
+	if i < 0 || len(f.rs) < 2 {
+		return
+	}
+	if i == len(f.rs)-1 {
+		i--
+	}
+	m := frange{strconv.Itoa(f.nextID), f.rs[i].min, f.rs[i+1].max}
+	f.nextID++
+	f.rs = append(f.rs[:i], append([]frange{m}, f.rs[i+2:]...)...)
+}
+
+func (f *fakeBackend) merge(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mergeLocked(id)
 }
 
 func (f *fakeBackend) pollCount() int {

@@ -41,9 +41,12 @@ type Feed struct {
 // rangeState is one partition key range (or the partition key) of the feed.
 type rangeState struct {
 	id, min, max string
-	pk           cosmos.PartitionKey
-	since        time.Time
-	stopAt       string
+	// scoped: [min, max) is only part of range id (a range merged into it); its polls
+	// are narrowed to those keys by x-ms-start-epk and x-ms-end-epk.
+	scoped bool
+	pk     cosmos.PartitionKey
+	since  time.Time
+	stopAt string
 	// polled is the continuation the range's next poll sends; only its goroutine uses it.
 	polled string
 	// delivered is the position every batch Next returned covers (guarded by Feed.mu).
@@ -86,7 +89,7 @@ func open(ctx context.Context, o Options, be backend) (*Feed, error) {
 	switch {
 	case o.State != nil:
 		for _, r := range o.State.Ranges {
-			rs := &rangeState{id: r.ID, min: r.Min, max: r.Max, pk: o.PartitionKey, polled: r.Continuation, delivered: r.Continuation, stopAt: r.StopAt}
+			rs := &rangeState{id: r.ID, min: r.Min, max: r.Max, scoped: r.Scoped, pk: o.PartitionKey, polled: r.Continuation, delivered: r.Continuation, stopAt: r.StopAt}
 			if r.Since != nil {
 				rs.since = *r.Since
 			}
@@ -136,7 +139,7 @@ func (f *Feed) resolveStart(ctx context.Context) error {
 			defer wg.Done()
 			f.sem <- struct{}{}
 			defer func() { <-f.sem }()
-			p, _, err := f.be.poll(ctx, pollRequest{rangeID: rs.id, pk: rs.pk, continuation: "*", maxItems: 1})
+			p, _, err := f.be.poll(ctx, rs.request("*", 1))
 			if err != nil {
 				errs[i] = fmt.Errorf("reading the current position of %s: %w", rangeName(rs.id), err)
 				return
@@ -231,7 +234,7 @@ func (f *Feed) stateLocked(cut *rangeState, pos string) *State {
 		s.PartitionKey = json.RawMessage(f.o.PartitionKey.JSON())
 	}
 	for _, rs := range f.ranges {
-		r := RangeState{ID: rs.id, Min: rs.min, Max: rs.max, Continuation: rs.delivered, StopAt: rs.stopAt}
+		r := RangeState{ID: rs.id, Min: rs.min, Max: rs.max, Scoped: rs.scoped, Continuation: rs.delivered, StopAt: rs.stopAt}
 		if cut != nil && descends(rs, cut) {
 			r.Continuation = pos
 		}
@@ -242,6 +245,15 @@ func (f *Feed) stateLocked(cut *rangeState, pos string) *State {
 		s.Ranges = append(s.Ranges, r)
 	}
 	return s
+}
+
+// request is a poll of the range from continuation.
+func (rs *rangeState) request(continuation string, maxItems int) pollRequest {
+	req := pollRequest{rangeID: rs.id, pk: rs.pk, continuation: continuation, maxItems: maxItems}
+	if rs.scoped {
+		req.startEPK, req.endEPK = rs.min, rs.max
+	}
+	return req
 }
 
 func descends(rs, from *rangeState) bool {
@@ -273,7 +285,7 @@ func (f *Feed) run(rs *rangeState) {
 		case <-f.ctx.Done():
 			return
 		}
-		req := pollRequest{rangeID: rs.id, pk: rs.pk, continuation: rs.polled, maxItems: f.o.PageSize}
+		req := rs.request(rs.polled, f.o.PageSize)
 		if rs.polled == "" {
 			req.since = rs.since
 		}
@@ -389,6 +401,9 @@ func (f *Feed) split(rs *rangeState, info PageInfo) (ok bool, wait time.Duration
 		}
 		rinfo.StatusCode = 410
 		rinfo.Note = fmt.Sprintf("partition key range %s split into %s: going on from its continuation", rs.id, strings.Join(ids, ", "))
+		if len(kids) == 1 && kids[0].scoped {
+			rinfo.Note = fmt.Sprintf("partition key range %s was merged into %s: going on there from its continuation, narrowed to its keys", rs.id, kids[0].id)
+		}
 		f.emit(event{b: &Batch{RangeID: rs.id, Info: rinfo}})
 		return true, 0
 	}
@@ -398,24 +413,39 @@ func (f *Feed) split(rs *rangeState, info PageInfo) (ok bool, wait time.Duration
 	return true, 0
 }
 
-// childrenOf are the current ranges that replaced gone, which split: every range that
-// overlaps it, each within it. A range that covers more than gone was merged with a
-// neighbour; reading it from gone's continuation would skip the neighbour's changes, so
-// that is refused.
+// childrenOf are what replaced gone, which split or was merged: for every current range
+// that overlaps it, the part of gone's keys it holds, each going on from gone's
+// continuation. A child that holds only part of its range (gone was merged into a
+// wider range) is scoped to gone's keys: its polls read gone's changes only, as the
+// .NET and JS SDKs read a feed range after a merge (x-ms-start-epk/x-ms-end-epk on the
+// merged range). The merged range's LSNs go on from above its parents', so gone's
+// continuation is a position in it.
 func childrenOf(gone *rangeState, all []cosmos.PartitionKeyRange) ([]*rangeState, error) {
 	var out []*rangeState
 	for _, r := range all {
 		if epkCompare(r.MinInclusive, gone.max) >= 0 || epkCompare(r.MaxExclusive, gone.min) <= 0 {
 			continue
 		}
-		if epkCompare(r.MinInclusive, gone.min) < 0 || epkCompare(r.MaxExclusive, gone.max) > 0 {
-			return nil, fmt.Errorf("partition key range %s was merged into range %s [%s, %s) while the change feed was read: read it again from a saved state of the merged range, or from the beginning", gone.id, r.ID, r.MinInclusive, r.MaxExclusive)
+		k := &rangeState{id: r.ID, min: r.MinInclusive, max: r.MaxExclusive, since: gone.since, stopAt: gone.stopAt,
+			polled: gone.polled, delivered: gone.polled, origin: gone}
+		if epkCompare(k.min, gone.min) < 0 {
+			k.min, k.scoped = gone.min, true
 		}
-		out = append(out, &rangeState{id: r.ID, min: r.MinInclusive, max: r.MaxExclusive, since: gone.since, stopAt: gone.stopAt,
-			polled: gone.polled, delivered: gone.polled, origin: gone})
+		if epkCompare(k.max, gone.max) > 0 {
+			k.max, k.scoped = gone.max, true
+		}
+		out = append(out, k)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("partition key range %s is gone and no current range covers [%s, %s)", gone.id, gone.min, gone.max)
+	}
+	for i := 1; i < len(out); i++ {
+		if epkCompare(out[i-1].max, out[i].min) != 0 {
+			return nil, fmt.Errorf("the partition key ranges that replaced range %s leave [%s, %s) uncovered", gone.id, out[i-1].max, out[i].min)
+		}
+	}
+	if epkCompare(out[0].min, gone.min) != 0 || epkCompare(out[len(out)-1].max, gone.max) != 0 {
+		return nil, fmt.Errorf("the partition key ranges that replaced range %s do not cover [%s, %s)", gone.id, gone.min, gone.max)
 	}
 	return out, nil
 }

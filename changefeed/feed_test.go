@@ -161,6 +161,107 @@ func TestStateFromBeforeASplitResumesOnTheChildren(t *testing.T) {
 	}
 }
 
+// Ranges merged mid-read go on in the merged range, each from its own continuation and
+// narrowed to its own keys: every change once, also with a split after the merge.
+func TestMergesAreFollowedFromEachRangesContinuation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		merge []string // ranges that merge with a neighbour when next polled
+		split bool     // the merged range splits when polled next
+	}{
+		{"two ranges merge", []string{"0"}, false},
+		{"two pairs merge", []string{"0", "2"}, false},
+		{"a merged range splits again", []string{"1"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			be := newFake(4)
+			be.write(0, 500)
+			for _, id := range tc.merge {
+				be.mergeOnPoll[id] = true
+			}
+			if tc.split {
+				be.splitOnPoll["4"] = true // the first merged range's id
+			}
+			o := fakeOptions(nil)
+			o.PageSize = 7
+			f, err := open(context.Background(), o, be)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			seen, _ := readAll(t, f)
+			if len(seen) != 500 {
+				t.Errorf("%d distinct ids, want 500", len(seen))
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Errorf("%s delivered %d times", id, n)
+				}
+			}
+			narrowed := 0
+			be.mu.Lock()
+			for _, p := range be.polls {
+				if p.endEPK != "" {
+					narrowed++
+				}
+			}
+			be.mu.Unlock()
+			if narrowed == 0 {
+				t.Error("no poll was narrowed to a merged range's keys")
+			}
+		})
+	}
+}
+
+// A state saved before a merge resumes in the merged range, narrowed to each old
+// range's keys, and the state it saves then says so and resumes again.
+func TestStateFromBeforeAMergeResumesInTheMergedRange(t *testing.T) {
+	be := newFake(2)
+	be.write(0, 100)
+	f, err := open(context.Background(), fakeOptions(nil), be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, f)
+	f.Close()
+	st := f.State()
+	be.merge("0")
+	be.write(100, 200)
+	o := fakeOptions(nil)
+	o.State = st
+	f2, err := open(context.Background(), o, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, _ := readAll(t, f2)
+	f2.Close()
+	if len(seen) != 100 || seen["id-100"] != 1 || seen["id-0"] != 0 {
+		t.Errorf("resumed across a merge: %d ids (id-100 %d, id-0 %d times)", len(seen), seen["id-100"], seen["id-0"])
+	}
+	st2 := f2.State()
+	for _, r := range st2.Ranges {
+		if r.ID != "2" || !r.Scoped {
+			t.Fatalf("state after the merge: %+v, want both old ranges scoped in range 2", st2.Ranges)
+		}
+	}
+	b, _ := json.Marshal(st2)
+	var back State
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Ranges) != 2 || !back.Ranges[0].Scoped {
+		t.Fatalf("the saved state does not keep the scope: %s", b)
+	}
+	be.write(200, 250)
+	o.State = st2
+	f3, err := open(context.Background(), o, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f3.Close()
+	seen, _ = readAll(t, f3)
+	if len(seen) != 50 || seen["id-249"] != 1 || seen["id-199"] != 0 {
+		t.Errorf("resumed from the merged state: %d ids", len(seen))
+	}
+}
+
 func TestAfterA304TheRangeWaitsThePollDelay(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
 	be := newFake(1)

@@ -41,6 +41,9 @@ type RangeState struct {
 	ID  string `json:"id"`
 	Min string `json:"min"`
 	Max string `json:"max"`
+	// Scoped: [Min, Max) is only part of range ID (a range that was merged into it),
+	// read with x-ms-start-epk/x-ms-end-epk.
+	Scoped bool `json:"scoped,omitempty"`
 	// Continuation is the etag the range's next poll sends as If-None-Match; "" for a
 	// range never polled, which starts at Since (or the beginning).
 	Continuation string     `json:"continuation"`
