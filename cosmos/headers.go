@@ -57,6 +57,8 @@ const (
 	HeaderPartitionKeyRangeID  = "x-ms-documentdb-partitionkeyrangeid"
 	// HeaderStartEPK and HeaderEndEPK narrow a request addressed to one partition key
 	// range to the effective partition keys [start, end) of it; HeaderReadKeyType says
+	// HeaderSDKSupportedCapabilities declares what the client can handle (SupportedCapabilities).
+	HeaderSDKSupportedCapabilities = "x-ms-cosmos-sdk-supportedcapabilities"
 	// so (ReadKeyTypeEPKRange).
 	HeaderStartEPK      = "x-ms-start-epk"
 	HeaderEndEPK        = "x-ms-end-epk"
@@ -66,6 +68,11 @@ const (
 	// HeaderPopulatePartitionStatistics asks a container read for its ranges' statistics.
 	HeaderPopulatePartitionStatistics = "x-ms-documentdb-populatepartitionstatistics"
 )
+
+// SupportedCapabilities is the x-ms-cosmos-sdk-supportedcapabilities cosmosctl sends: a
+// decimal bit set whose bit 0 is PartitionMerge, the value azcosmos (sdk_capabilities.go)
+// and @azure/cosmos (SDKSupportedCapabilities.PartitionMerge) send on every request.
+const SupportedCapabilities = "1"
 
 // ReadKeyTypeEPKRange is the x-ms-read-key-type of a request narrowed by HeaderStartEPK
 // and HeaderEndEPK.

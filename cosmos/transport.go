@@ -152,6 +152,10 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	if hreq.Header.Get(HeaderVersion) == "" {
 		hreq.Header.Set(HeaderVersion, APIVersion)
 	}
+	// Every request declares that cosmosctl handles partition merges (its query pipeline
+	// and change feed follow a merged range's keys into the merged range), as the SDKs
+	// with merge support do; an account with merges enabled refuses requests without it.
+	hreq.Header.Set(HeaderSDKSupportedCapabilities, SupportedCapabilities)
 	if hreq.Header.Get(HeaderActivityID) == "" {
 		hreq.Header.Set(HeaderActivityID, uuid.NewString())
 	}
