@@ -28,8 +28,8 @@ const (
 	changeFeedFromNow = "*"
 
 	headerIfModifiedSince = "If-Modified-Since"
-	headerStartEPK        = "x-ms-start-epk"
-	headerEndEPK          = "x-ms-end-epk"
+	headerStartEPK        = cosmos.HeaderStartEPK
+	headerEndEPK          = cosmos.HeaderEndEPK
 )
 
 // isChangeFeed tells a change feed read from a plain read feed of documents.
@@ -147,16 +147,14 @@ func (s *Server) changeFeedOptions(req *request, c *container) (changeFeedRead, 
 	}
 	// The JS SDK sends a feed range narrower than a partition key range as both
 	// bounds (the lower one may be "", the lowest key); the Go SDK reads whole ranges.
-	minEPK, maxEPK := r.Header.Get(headerStartEPK), r.Header.Get(headerEndEPK)
-	switch {
-	case maxEPK == "" && minEPK != "":
-		s.writeError(req, badRequest("a feed range needs %s as well as %s", headerEndEPK, headerStartEPK), 0)
-		return cf, false
-	case maxEPK != "" && minEPK >= maxEPK:
-		s.writeError(req, badRequest("the feed range [%q, %q) is empty", minEPK, maxEPK), 0)
+	span, narrowed, err := readEPKSpan(r)
+	if err != nil {
+		s.writeError(req, badRequest("%v", err), 0)
 		return cf, false
 	}
-	cf.minEPK, cf.maxEPK = strings.ToUpper(minEPK), strings.ToUpper(maxEPK)
+	if narrowed {
+		cf.minEPK, cf.maxEPK = span.lo, span.hi
+	}
 	return cf, true
 }
 

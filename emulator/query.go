@@ -58,10 +58,11 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		return
 	}
 
-	parts, pkIdentity, ok := s.queryScope(req, c)
+	target, ok := s.queryScope(req, c)
 	if !ok {
 		return
 	}
+	parts := target.parts
 	if len(parts) > 1 && prog.Query().NeedsPlan() {
 		s.refuseNeedsPlan(req, prog)
 		return
@@ -70,7 +71,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	if !ok {
 		return
 	}
-	fingerprint := queryFingerprint(spec, pkIdentity)
+	fingerprint := queryFingerprint(spec, target.pkIdentity)
 	var cont queryPosition
 	if v := r.Header.Get(cosmos.HeaderContinuation); v != "" {
 		var err error
@@ -99,9 +100,9 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	var err error
 	runStart := time.Now()
 	if prog.Streaming() {
-		err = s.streamQuery(req, c, parts, pkIdentity, prog, cont, &pg)
+		err = s.streamQuery(req, c, target, prog, cont, &pg)
 	} else {
-		err = s.pageResult(req, c, parts[0], pkIdentity, prog, spec, cont, &pg)
+		err = s.pageResult(req, c, target, prog, spec, cont, &pg)
 	}
 	if err != nil {
 		s.writeError(req, badRequest("%v", err), 0)
@@ -206,32 +207,32 @@ func (pg *queryPage) add(row []byte) {
 	pg.bytes += len(row)
 }
 
-// streamQuery pages a streaming query: the scopes' documents in creation order, range
+// streamQuery pages a streaming query: the target's documents in creation order, range
 // after range, one document at a time.
-func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkIdentity string, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
+//
+// A continuation of a range that has split or merged since goes on after the same
+// document in the ranges that now hold its span (querytarget.go): documents keep
+// their creation sequence when they move (splits.go), so the order is the same.
+func (s *Server) streamQuery(req *request, c *container, target queryTarget, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
 	_, offset, _ := prog.Bounds()
 	end := prog.End()
 	consumed := cont.Returned
-	started := cont.Range == ""
+	segs, err := target.segments(c, cont)
+	if err != nil {
+		return err
+	}
 	var (
 		evalErr error
 		last    queryPosition
 		done    bool
 	)
-	for _, p := range parts {
-		// A continuation of a range that has split since goes on in each of its
-		// children after the same document: a child holds a part of its parent's
-		// documents in the same order (splits.go).
-		resumed := cont.Range != "" && (p.rng.ID == cont.Range || p.descendsFrom(cont.Range))
-		if !started && !resumed {
-			continue
+	for _, sg := range segs {
+		at := func(seq uint64) queryPosition {
+			pos := sg.at
+			pos.Seq = seq
+			return pos
 		}
-		started = true
-		after := uint64(0)
-		if resumed {
-			after = cont.Seq
-		}
-		s.store.scanAfter(c, p, req.region, pkIdentity, after, func(seq uint64, body []byte) bool {
+		s.store.scanSegment(c, sg, req.region, target.pkIdentity, func(seq uint64, body []byte) bool {
 			if end >= 0 && consumed >= end {
 				done = true
 				return false
@@ -258,7 +259,7 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 			pg.matched++
 			if consumed < offset {
 				consumed++
-				last = queryPosition{Range: p.rng.ID, Seq: seq}
+				last = at(seq)
 				return true
 			}
 			if !pg.fits(len(row)) {
@@ -267,7 +268,7 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 			}
 			consumed++
 			pg.add(row)
-			last = queryPosition{Range: p.rng.ID, Seq: seq}
+			last = at(seq)
 			return true
 		})
 		if pg.next != nil || evalErr != nil || done {
@@ -285,10 +286,17 @@ func (s *Server) streamQuery(req *request, c *container, parts []*partition, pkI
 }
 
 // pageResult pages a query that needs the whole scope before its first row (ORDER BY,
-// DISTINCT, aggregates, GROUP BY). Its scope is one partition: a partition key, a range,
-// or the single range of a container, since across ranges such a query needs a plan.
-func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity string, prog *jsondoc.Program, spec cosmos.QuerySpec, cont queryPosition, pg *queryPage) error {
-	res, err := s.results.get(s, req.region, c, p, pkIdentity, prog, spec)
+// DISTINCT, aggregates, GROUP BY). Its scope is one partition: a partition key, a range
+// (or part of one), or the single range of a container, since across ranges such a
+// query needs a plan.
+func (s *Server) pageResult(req *request, c *container, target queryTarget, prog *jsondoc.Program, spec cosmos.QuerySpec, cont queryPosition, pg *queryPage) error {
+	p := target.parts[0]
+	span, tok, err := target.resumeSpan(c, cont)
+	if err != nil {
+		return err
+	}
+	scope := scopeOf(p, target.pkIdentity, span)
+	res, err := s.results.get(s, req.region, c, p, scope, prog, spec)
 	if err != nil {
 		return err
 	}
@@ -304,9 +312,11 @@ func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity
 			return err
 		}
 		start = res.After(keys, cont.Seq)
-	case cont.Range != p.rng.ID:
-		// A position in the rows of another range's result means nothing in this one.
-		return fmt.Errorf("the continuation token is a position in the result of partition key range %s, which has split or merged into %s since; restart the query without it", cont.Range, p.rng.ID)
+	case span != tok:
+		// A position in the rows of another result means nothing in this one: the
+		// rows are the same only when the documents are, those of the same span (a
+		// merged-away range's, read in the range that took its place).
+		return fmt.Errorf("the continuation token is a position in the result of partition key range %s over the effective partition keys %s, and this request reads %s of range %s (it has split or merged since, or the request is narrowed otherwise); restart the query without it", cont.Range, tok, span, p.rng.ID)
 	default:
 		start = min(cont.Index, res.Len())
 	}
@@ -344,6 +354,9 @@ func (s *Server) pageResult(req *request, c *container, p *partition, pkIdentity
 		return nil
 	}
 	next := queryPosition{Range: p.rng.ID, Returned: consumed, Kind: positionRows, Index: i, Query: pg.fingerprint}
+	if scope.narrow {
+		next.Lo, next.Hi = span.lo, span.hi
+	}
 	if prog.Ordered() {
 		keys, seq, err := res.Position(i - 1)
 		if err != nil {
@@ -415,57 +428,4 @@ func decodeOrderKeys(raw json.RawMessage) ([]*jsondoc.Value, error) {
 		keys[i] = e.Get("item")
 	}
 	return keys, nil
-}
-
-// queryScope picks the partitions a query reads: the one holding the partition key in
-// the header, the one named by a range id header, or every one when the client allows
-// a cross-partition query. Sent to a replica, a query reads the replica's range only.
-func (s *Server) queryScope(req *request, c *container) ([]*partition, string, bool) {
-	r := req.r
-	if raw := r.Header.Get(cosmos.HeaderPartitionKey); raw != "" {
-		pk, ok := s.partitionKeyHeader(req, c)
-		if !ok {
-			return nil, "", false
-		}
-		p := c.partitionFor(pk)
-		if !s.replicaHolds(req, c, p) {
-			return nil, "", false
-		}
-		now := s.clock.Now()
-		p.mu.RLock()
-		caught := p.caughtUpLSN(req.region, now, s.lagNow())
-		p.mu.RUnlock()
-		req.w.Header().Set(cosmos.HeaderSessionToken, sessionToken(p.rng.ID, caught))
-		if !s.sessionSatisfied(req, p.rng.ID, caught) {
-			return nil, "", false
-		}
-		return []*partition{p}, pk.Identity(), true
-	}
-	if id := rangeIDHeader(r); id != "" {
-		p := c.partitionByID(id)
-		if p == nil {
-			s.writeError(req, cosmosErr(410, cosmos.SubPartitionKeyRangeGone, "partition key range "+id+" does not exist"), 0)
-			return nil, "", false
-		}
-		if !s.replicaHolds(req, c, p) {
-			return nil, "", false
-		}
-		return []*partition{p}, "", true
-	}
-	if req.replica != nil {
-		// A replica holds one range: a query sent to it reads that range only.
-		p := c.partitionByID(req.replica.set.key.rangeID)
-		if p == nil {
-			p = c.partitions()[0] // another container: replicaHolds answers 410/1000
-		}
-		if !s.replicaHolds(req, c, p) {
-			return nil, "", false
-		}
-		return []*partition{p}, "", true
-	}
-	if r.Method == http.MethodGet || strings.EqualFold(r.Header.Get(cosmos.HeaderEnableCrossPartition), "true") {
-		return c.partitions(), "", true
-	}
-	s.writeError(req, badRequest("cross partition query is required but disabled: send the %s header for a single-partition query, or %s: true", cosmos.HeaderPartitionKey, cosmos.HeaderEnableCrossPartition), 0)
-	return nil, "", false
 }

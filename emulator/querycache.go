@@ -40,9 +40,9 @@ type cachedResult struct {
 
 func newResultCache() *resultCache { return &resultCache{entries: map[string]*cachedResult{}} }
 
-// get returns prog's result over partition p (restricted to one logical partition when
-// pkIdentity is set) as region sees it now, from the cache when it is still valid.
-func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pkIdentity string, prog *jsondoc.Program, spec cosmos.QuerySpec) (*jsondoc.Result, error) {
+// get returns prog's result over the documents of scope in partition p as region sees
+// them now, from the cache when it is still valid.
+func (rc *resultCache) get(s *Server, region int, c *container, p *partition, scope docScope, prog *jsondoc.Program, spec cosmos.QuerySpec) (*jsondoc.Result, error) {
 	now := s.clock.Now()
 	p.mu.RLock()
 	// Read before the scan: a write landing during the scan then invalidates the entry
@@ -52,7 +52,7 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 	// The container's _etag is in the key: a replace that changes its defaultTtl changes
 	// which documents are live.
 	settings := c.current.Load()
-	key := c.meta.RID + "\x00" + settings.ETag + "\x00" + p.rng.ID + "\x00" + strconv.Itoa(region) + "\x00" + queryFingerprint(spec, pkIdentity) + "\x00" + spec.Query
+	key := c.meta.RID + "\x00" + settings.ETag + "\x00" + p.rng.ID + "\x00" + strconv.Itoa(region) + "\x00" + queryFingerprint(spec, scope.key()) + "\x00" + spec.Query
 
 	rc.mu.Lock()
 	second := int64(0)
@@ -66,7 +66,7 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, pk
 	}
 	rc.mu.Unlock()
 
-	res, err := prog.Materialize(s.store.visibleDocs(c, p, region, pkIdentity, 0, !prog.Ordered()))
+	res, err := prog.Materialize(s.store.visibleDocs(c, p, region, scope, 0, !prog.Ordered()))
 	if err != nil {
 		return nil, err
 	}

@@ -27,9 +27,15 @@ import (
 // results (Kind "m": DISTINCT, aggregates, GROUP BY) resume at row Index. Query is the
 // fingerprint of the query, its parameters and the partition key, so that a token is
 // not applied to another query.
+//
+// The position lies within the effective partition keys [Lo, Hi) of Range, when the
+// page read part of the range only (Hi is set then), else within the whole range:
+// its span (querytarget.go), which a split or merge does not change.
 type queryPosition struct {
 	Version  int             `json:"v"`
 	Range    string          `json:"r"`
+	Lo       string          `json:"lo,omitempty"`
+	Hi       string          `json:"hi,omitempty"`
 	Seq      uint64          `json:"s"`
 	Returned int             `json:"n,omitempty"`
 	Kind     string          `json:"k,omitempty"`
@@ -69,7 +75,7 @@ func parseQueryContinuation(v string) (queryPosition, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(v)
 	if err != nil || json.Unmarshal(b, &p) != nil || p.Version != queryPositionVersion || p.Range == "" || p.Returned < 0 || p.Index < 0 ||
-		(p.Kind != positionScan && p.Kind != positionOrdered && p.Kind != positionRows) {
+		(p.Kind != positionScan && p.Kind != positionOrdered && p.Kind != positionRows) || (p.Hi == "" && p.Lo != "") || (p.Hi != "" && p.Lo >= p.Hi) {
 		return queryPosition{}, errors.New("the continuation token is not one this emulator issued")
 	}
 	return p, nil
@@ -93,11 +99,30 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 	return n, true
 }
 
-// scanAfter calls fn for every document region sees in partition p whose creation
-// sequence is above after, in creation order, restricted to one logical partition when
-// pkIdentity is not empty.
-func (s *store) scanAfter(c *container, p *partition, region int, pkIdentity string, after uint64, fn func(seq uint64, body []byte) bool) {
-	for _, d := range s.visibleDocs(c, p, region, pkIdentity, after, true) {
+// scanAfter calls fn for every document of scope region sees in partition p whose
+// creation sequence is above after, in creation order.
+func (s *store) scanAfter(c *container, p *partition, region int, scope docScope, after uint64, fn func(seq uint64, body []byte) bool) {
+	for _, d := range s.visibleDocs(c, p, region, scope, after, true) {
+		if !fn(d.Seq, d.Body) {
+			return
+		}
+	}
+}
+
+// scanSegment calls fn for every document of segment sg that region sees, restricted
+// to one logical partition when pkIdentity is not empty, in creation order across the
+// segment's ranges.
+func (s *store) scanSegment(c *container, sg segment, region int, pkIdentity string, fn func(seq uint64, body []byte) bool) {
+	if len(sg.parts) == 1 {
+		s.scanAfter(c, sg.parts[0], region, sg.scope(sg.parts[0], pkIdentity), sg.after, fn)
+		return
+	}
+	var docs []jsondoc.Doc
+	for _, p := range sg.parts {
+		docs = append(docs, s.visibleDocs(c, p, region, sg.scope(p, pkIdentity), sg.after, false)...)
+	}
+	slices.SortFunc(docs, func(a, b jsondoc.Doc) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, d := range docs {
 		if !fn(d.Seq, d.Body) {
 			return
 		}
@@ -107,13 +132,13 @@ func (s *store) scanAfter(c *container, p *partition, region int, pkIdentity str
 // visibleDocs returns the documents scanAfter visits: in creation order, or, for a
 // caller that sorts anyway (ORDER BY), in no particular order, which saves sorting a
 // partition by creation on every query.
-func (s *store) visibleDocs(c *container, p *partition, region int, pkIdentity string, after uint64, inOrder bool) []jsondoc.Doc {
+func (s *store) visibleDocs(c *container, p *partition, region int, scope docScope, after uint64, inOrder bool) []jsondoc.Doc {
 	now := s.clock.Now()
 	lag := time.Duration(s.lag.Load())
 	p.mu.RLock()
 	docs := make([]jsondoc.Doc, 0, len(p.items))
 	for _, e := range p.items {
-		if e.seq <= after || (pkIdentity != "" && e.pk.Identity() != pkIdentity) {
+		if e.seq <= after || !scope.holds(e) {
 			continue
 		}
 		if v := e.visibleIn(region, now, lag); c.live(v, now) {

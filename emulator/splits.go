@@ -3,6 +3,7 @@ package emulator
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -52,6 +53,10 @@ type topology struct {
 	parts []*partition
 	// nextID is the id the next new range gets, nextSeq its place in the ranges feed.
 	nextID, nextSeq int
+	// retired are the ranges splits and merges have retired, by id, with the bounds
+	// they had: a query continuation they issued is a position within those bounds
+	// (querytarget.go).
+	retired map[string]cosmos.PartitionKeyRange
 }
 
 // partitions are the container's live ranges, in effective partition key order.
@@ -90,12 +95,21 @@ func (p *partition) descendsFrom(ancestor string) bool {
 
 // retired reports whether id names a range of c that a split or merge retired.
 func (c *container) retired(id string) bool {
-	for _, p := range c.partitions() {
-		if p.descendsFrom(id) {
-			return true
-		}
+	_, ok := c.topo.Load().retired[id]
+	return ok
+}
+
+// successor is the topology that replaces t once the ranges gone are retired: its
+// parts are still to be filled in.
+func (t *topology) successor(gone ...*partition) *topology {
+	nt := &topology{nextID: t.nextID, nextSeq: t.nextSeq, retired: maps.Clone(t.retired)}
+	if nt.retired == nil {
+		nt.retired = map[string]cosmos.PartitionKeyRange{}
 	}
-	return false
+	for _, p := range gone {
+		nt.retired[p.rng.ID] = p.rng
+	}
+	return nt
 }
 
 // RangeChange is what a split or a merge did: the ranges it retired and the ones it
@@ -134,7 +148,7 @@ func (s *store) splitRange(c *container, id, at string) (RangeChange, error) {
 		return RangeChange{}, fmt.Errorf("range %s [%q, %q) cannot be split at %q: the boundary must lie strictly inside it", id, lo, hi, at)
 	}
 	now := s.clock.Now()
-	nt := &topology{nextID: t.nextID, nextSeq: t.nextSeq}
+	nt := t.successor(p)
 	left := c.newRange(nt, p.rng.Parents, []string{p.rng.ID}, lo, at, p.rng.ThroughputFraction/2, now.Unix())
 	right := c.newRange(nt, p.rng.Parents, []string{p.rng.ID}, at, hi, p.rng.ThroughputFraction/2, now.Unix())
 	for _, child := range []*partition{left, right} {
@@ -187,7 +201,7 @@ func (s *store) mergeRanges(c *container, a, b string) (RangeChange, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := s.clock.Now()
-	nt := &topology{nextID: t.nextID, nextSeq: t.nextSeq}
+	nt := t.successor(p, q)
 	lineage := slices.Concat(p.rng.Parents, q.rng.Parents)
 	m := c.newRange(nt, lineage, []string{p.rng.ID, q.rng.ID}, p.rng.MinInclusive, q.rng.MaxExclusive,
 		p.rng.ThroughputFraction+q.rng.ThroughputFraction, now.Unix())
