@@ -133,3 +133,53 @@ func TestWithoutHealthAwarenessAQuarterOfReadsHitTheMovedReplica(t *testing.T) {
 		t.Fatalf("with 4 replicas chosen at random about a quarter of reads should hit the moved one, got %.1f%%", 100*share)
 	}
 }
+
+// In direct mode a point read and a write go on after the item's range is merged with
+// its neighbour, and again after the merged range splits: the retired range's
+// replicas answer 410, the engine refreshes its routing and finds the range that holds
+// the key now.
+func TestDirectModeFollowsAMergeAndASplit(t *testing.T) {
+	srv, c := directClient(t, false)
+	ctx := context.Background()
+	if _, err := c.Execute(ctx, directRead()); err != nil { // warm the routing and address caches
+		t.Fatal(err)
+	}
+	ranges, _, err := c.PartitionKeyRanges(ctx, "db", "c", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _ := cosmos.PK("a")
+	held, _ := cosmos.RangeFor(cosmos.EffectivePartitionKey(pk), ranges)
+	i := 0
+	for j, r := range ranges {
+		if r.ID == held.ID {
+			i = j
+		}
+	}
+	if i == len(ranges)-1 {
+		i--
+	}
+	merged, err := srv.MergeRanges(emulator.MergeRequest{Database: "db", Container: "c", Ranges: []string{ranges[i].ID, ranges[i+1].ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		res, err := c.Execute(ctx, directRead())
+		if err != nil || !strings.Contains(string(res.Body), `"id":"1"`) {
+			t.Fatalf("read %s: %v %s", when, err, res.Body)
+		}
+		if !strings.Contains(res.Diagnostics.Attempts[len(res.Diagnostics.Attempts)-1].Replica, "/replicas/") {
+			t.Fatalf("read %s did not end at a replica: %+v", when, res.Diagnostics.Attempts)
+		}
+		w := Operation{Kind: OpUpsert, Database: "db", Container: "c", PartitionKey: pk, Body: []byte(`{"id":"2","pk":"a","when":"` + when + `"}`)}
+		if _, err := c.Execute(ctx, w); err != nil {
+			t.Fatalf("write %s: %v", when, err)
+		}
+	}
+	check("after the merge")
+	if _, err := srv.SplitRange(emulator.SplitRequest{Database: "db", Container: "c", Range: merged.Created[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	check("after the split")
+}

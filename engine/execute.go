@@ -263,7 +263,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			rec.finish(i, 0, 0, 0, "", err.Error())
 		}
 		if direct {
-			if replicaGone(resp, err) {
+			if replicaGone(resp, err) && !partitionGone(resp) {
 				// The replica moved or died: route around it while its partition's
 				// addresses refresh, and try another replica of the same region now.
 				tried[replica.URL] = true
@@ -412,6 +412,16 @@ func replicaGone(resp *cosmos.Response, err error) bool {
 	}
 	var ne *cosmos.NetworkError
 	return errors.As(err, &ne)
+}
+
+// partitionGone reports a 410 that is about the partition, not the replica that sent
+// it: the range split or was merged (1002), is completing a split or a migration
+// (1007, 1008), or the container's name now means another container (1000). Trying the
+// range's other replicas is useless; the retry policy refreshes the routing and sends
+// the request to the range that holds the key now, as the SDKs' PartitionKeyRangeGone
+// handling re-reads the routing map rather than the addresses.
+func partitionGone(resp *cosmos.Response) bool {
+	return resp != nil && retries.IsRoutingGone(resp.StatusCode, resp.SubStatus)
 }
 
 func statusText(resp *cosmos.Response) string {
