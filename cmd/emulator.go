@@ -195,7 +195,7 @@ embedded-emulator).`,
 
 	c.AddCommand(newEmulatorStatusCmd(io), newEmulatorFailoverCmd(io), newEmulatorFaultCmd(io),
 		newEmulatorLatencyCmd(io), newEmulatorReplicationCmd(io), newEmulatorEnforceThroughputCmd(io),
-		newEmulatorCertCmd(io))
+		newEmulatorCertCmd(io), newEmulatorSplitCmd(io), newEmulatorMergeCmd(io))
 	return c
 }
 

@@ -22,6 +22,11 @@ type controlOptions struct {
 	Endpoint string
 	Profile  string
 	KeyFile  string
+	// Database and Container are the flags of a subcommand that acts on a container
+	// (addContainerFlags).
+	Database, Container string
+	// target is what client() resolved.
+	target controlTarget
 	// Output is the format, once settled (table or json): -o, --jq, COSMOSCTL_OUTPUT.
 	Output string
 	format formatFlags
@@ -57,6 +62,7 @@ func (o *controlOptions) client() (*emulator.ControlClient, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.target = t
 	if !strings.HasPrefix(t.endpoint, "http://") && !strings.HasPrefix(t.endpoint, "https://") {
 		return nil, usageErrorf("the emulator endpoint %q (%s) must be a URL such as %s", t.endpoint, t.source, defaultEmulatorEndpoint)
 	}

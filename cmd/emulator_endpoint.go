@@ -27,9 +27,12 @@ const defaultEmulatorEndpoint = "http://127.0.0.1:8081"
 // beats COSMOSCTL_ENDPOINT: it is the more specific of the two.
 
 // controlTarget is the emulator a control subcommand talks to, and where its endpoint
-// came from ("flag", "env COSMOSCTL_ENDPOINT", "profile rehearsal", "default").
+// came from ("flag", "env COSMOSCTL_ENDPOINT", "profile rehearsal", "default"); and
+// for a subcommand that acts on a container, the database and container configured
+// (flag > COSMOSCTL_DATABASE, COSMOSCTL_CONTAINER > the profile's; "" for none).
 type controlTarget struct {
 	endpoint, source, key string
+	database, container   string
 }
 
 // resolveControlTarget resolves the endpoint and key of a control subcommand; warn gets
@@ -51,6 +54,12 @@ func (o *controlOptions) resolveControlTarget(warn io.Writer) (controlTarget, er
 		if f.Changed("key-file") {
 			fl.KeyFile = &o.KeyFile
 		}
+		if f.Changed("database") {
+			fl.Database = &o.Database
+		}
+		if f.Changed("container") {
+			fl.Container = &o.Container
+		}
 	}
 	env := func(name string) (string, bool) {
 		if name == "COSMOSCTL_ENDPOINT" {
@@ -69,7 +78,7 @@ func (o *controlOptions) resolveControlTarget(warn io.Writer) (controlTarget, er
 			fmt.Fprintln(warn, "warning: "+w)
 		}
 	}
-	t := controlTarget{endpoint: st.Endpoint, source: st.Source("endpoint"), key: st.Key.Reveal()}
+	t := controlTarget{endpoint: st.Endpoint, source: st.Source("endpoint"), key: st.Key.Reveal(), database: st.Database, container: st.Container}
 	if t.source == "env COSMOSCTL_ENDPOINT" && os.Getenv("COSMOSCTL_EMULATOR_ENDPOINT") != "" {
 		t.source = "env COSMOSCTL_EMULATOR_ENDPOINT"
 	}

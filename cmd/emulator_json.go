@@ -252,6 +252,37 @@ func emulatorFailoverOf(acct cosmos.Account) emulatorFailoverJSON {
 	return out
 }
 
+// emulatorRangeChangeJSON is `emulator split -o json` and `emulator merge -o json`:
+// the ranges the split or merge retired, and those it created in their place.
+type emulatorRangeChangeJSON struct {
+	Database  string `json:"database"`
+	Container string `json:"container"`
+	// Retired are the ids of the ranges that answer 410/1002 from now on.
+	Retired []string            `json:"retired"`
+	Created []emulatorRangeJSON `json:"created"`
+}
+
+// emulatorRangeJSON is a partition key range a split or merge created.
+type emulatorRangeJSON struct {
+	ID           string `json:"id"`
+	MinInclusive string `json:"min_inclusive"`
+	MaxExclusive string `json:"max_exclusive"`
+	// Parents are every range it descends from, oldest first, as the ranges feed
+	// lists them.
+	Parents []string `json:"parents"`
+	// DocumentCount is how many documents moved into it.
+	DocumentCount int `json:"document_count"`
+}
+
+func emulatorRangeChangeOf(ch emulator.RangeChange) emulatorRangeChangeJSON {
+	out := emulatorRangeChangeJSON{Database: ch.Database, Container: ch.Container, Retired: ch.Retired, Created: []emulatorRangeJSON{}}
+	for i, r := range ch.Created {
+		out.Created = append(out.Created, emulatorRangeJSON{ID: r.ID, MinInclusive: r.MinInclusive, MaxExclusive: r.MaxExclusive,
+			Parents: r.Parents, DocumentCount: ch.Documents[i]})
+	}
+	return out
+}
+
 // emulatorServingJSON is the line `cosmosctl emulator -o json` prints once it serves.
 type emulatorServingJSON struct {
 	Endpoint string `json:"endpoint"`

@@ -133,13 +133,13 @@ The emulator
                                  running at once; default: cosmosctl/emulator in the
                                  user cache directory
   COSMOSCTL_EMULATOR_ENDPOINT    the running emulator that cosmosctl emulator status,
-                                 fault, latency, replication and failover talk to
-                                 [--endpoint]. Unset, they go where the data commands
-                                 go: COSMOSCTL_ENDPOINT, else the profile's endpoint,
-                                 else http://127.0.0.1:8081; and sign with the key the
-                                 data commands would (--key-file, COSMOSCTL_KEY,
-                                 COSMOSCTL_KEY_FILE, the profile's), else the
-                                 well-known key
+                                 fault, latency, replication, failover, split and
+                                 merge talk to [--endpoint]. Unset, they go where
+                                 the data commands go: COSMOSCTL_ENDPOINT, else the
+                                 profile's endpoint, else http://127.0.0.1:8081; and
+                                 sign with the key the data commands would
+                                 (--key-file, COSMOSCTL_KEY, COSMOSCTL_KEY_FILE, the
+                                 profile's), else the well-known key
 
 Azure AD (auth aad) tokens come from the default Azure credential chain, which
 reads AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET (a service
@@ -371,7 +371,8 @@ SPLITS AND MERGES
   ranges = ["2", "3"]
   after = "30s"                  # since the emulator's start
   The parents then answer 410/1002 and the ranges feed lists the new ranges with
-  their parents. Not with data_dir.
+  their parents. Not with data_dir. While the emulator runs, cosmosctl emulator
+  split RANGE and cosmosctl emulator merge RANGE RANGE do the same at once.
 
 LATENCY
   [[latency]]                    # base latency of a region and operation
@@ -439,9 +440,9 @@ BUILT-IN SCENARIOS (hedge-test --scenario NAME, on the embedded emulator)
 {{builtins}}
   Each is aimed at the first region, where reads go first; brownout is the default.
 
-While an emulator runs, cosmosctl emulator fault, latency, replication and
-failover change the same state. An example: examples/brownout.toml in the
-source repository.
+While an emulator runs, cosmosctl emulator fault, latency, replication,
+failover, split and merge change the same state. An example:
+examples/brownout.toml in the source repository.
 
 EXAMPLES
   cosmosctl emulator --scenario examples/brownout.toml

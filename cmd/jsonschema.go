@@ -118,6 +118,10 @@ func JSONOutputs() []JSONOutput {
 			Description: "cosmosctl emulator fault add -o json: the rule added."},
 		{Name: "emulator-fault-list", Command: "cosmosctl emulator fault list -o json", Values: []any{[]faultJSON{}},
 			Description: "cosmosctl emulator fault list -o json: the fault rules and how often each fired."},
+		{Name: "emulator-split", Command: "cosmosctl emulator split [RANGE] -o json", Values: []any{emulatorRangeChangeJSON{}},
+			Description: "cosmosctl emulator split -o json: the range retired, and the two created in its place with their bounds, parents and documents."},
+		{Name: "emulator-merge", Command: "cosmosctl emulator merge RANGE RANGE -o json", Values: []any{emulatorRangeChangeJSON{}},
+			Description: "cosmosctl emulator merge -o json: the two ranges retired, and the one created in their place with its bounds, parents and documents."},
 		{Name: "failure", Command: "any command with -o json that fails before it prints its own JSON", Values: []any{failureObject{}},
 			Description: "A failure under -o json: the error and the exit code (one line under -o ndjson or in any stream). Commands whose JSON has an error member (an item command's, query's, import's) report a failure there instead."},
 	}

@@ -241,6 +241,8 @@ func TestEmulatorCommandsJSONMatchesItsSchema(t *testing.T) {
 	check("emulator-replication", "emulator", "replication", "--lag", "20ms")
 	check("emulator-enforce-throughput", "emulator", "enforce-throughput", "on")
 	check("emulator-failover", "emulator", "failover", "West US")
+	check("emulator-split", "emulator", "split", "1")
+	check("emulator-merge", "emulator", "merge", "2", "3")
 	if code, _, errOut := runControl(printed.Endpoint, "emulator", "fault", "clear"); code != 0 {
 		t.Fatal(errOut)
 	}

@@ -112,7 +112,7 @@ func AskHello(ctx context.Context, tr *cosmos.Transport, endpoint string) (Hello
 	bounded.MaxResponseBytes = 4 << 20 // a hello is small; a stranger's answer need not be read whole
 	resp, err := bounded.Do(ctx, endpoint, &cosmos.Request{Method: http.MethodGet, Path: HelloPath, Header: http.Header{}})
 	if err != nil {
-		return Hello{}, fmt.Errorf("%w: %s answered %v", ErrNotEmulator, endpoint, err)
+		return Hello{}, fmt.Errorf("%w: %s answered %w", ErrNotEmulator, endpoint, err)
 	}
 	var h Hello
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(resp.Body, &h) != nil || h.Emulator != HelloName {

@@ -12,8 +12,8 @@ import (
 )
 
 // SplitRequest is the body of POST /_emulator/splits: split one live partition key
-// range of a container, at the effective partition key At ("": the median of its
-// documents' keys, splits.go).
+// range of a container (Range may be left out when the container has one), at the
+// effective partition key At ("": the median of its documents' keys, splits.go).
 type SplitRequest struct {
 	Database  string `json:"database"`
 	Container string `json:"container"`
@@ -86,7 +86,11 @@ func (s *Server) SplitRange(in SplitRequest) (RangeChange, error) {
 		return RangeChange{}, cerr
 	}
 	if in.Range == "" {
-		return RangeChange{}, fmt.Errorf("name the range to split (ranges of %s: %s)", in.Container, rangeIDs(c.partitions()))
+		parts := c.partitions()
+		if len(parts) > 1 {
+			return RangeChange{}, fmt.Errorf("name the range to split (ranges of %s: %s)", in.Container, rangeIDs(parts))
+		}
+		in.Range = parts[0].rng.ID
 	}
 	return s.store.splitRange(c, in.Range, in.At)
 }

@@ -96,7 +96,9 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	// The orders of tenant-1 the query examples wrote, one a line.
 	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
-	"cosmosctl import mixed.ndjson": regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
+	"cosmosctl import mixed.ndjson":        regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
+	"cosmosctl emulator split 1":           regexp.MustCompile(`(?m)^split range 1 of app/items into 4 and 5\n`),
+	"cosmosctl emulator merge 2 3 -o json": regexp.MustCompile(`"retired": \[\s*"2",\s*"3"\s*\],\s*"created": \[\s*\{\s*"id": "6"`),
 	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
 		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
