@@ -155,7 +155,10 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	// Every request declares that cosmosctl handles partition merges (its query pipeline
 	// and change feed follow a merged range's keys into the merged range), as the SDKs
 	// with merge support do; an account with merges enabled refuses requests without it.
-	hreq.Header.Set(HeaderSDKSupportedCapabilities, SupportedCapabilities)
+	// A caller may set its own value (tests of an account's refusal send none or "0").
+	if _, set := req.Header[http.CanonicalHeaderKey(HeaderSDKSupportedCapabilities)]; !set {
+		hreq.Header.Set(HeaderSDKSupportedCapabilities, SupportedCapabilities)
+	}
 	if hreq.Header.Get(HeaderActivityID) == "" {
 		hreq.Header.Set(HeaderActivityID, uuid.NewString())
 	}

@@ -9,7 +9,7 @@ import (
 
 // Every request carries the headers the service expects of any client: the API
 // version, an activity id and the merge capability (an account with partition merge
-// enabled refuses requests without it), whatever the caller set.
+// enabled refuses requests without it).
 func TestEveryRequestDeclaresTheMergeCapability(t *testing.T) {
 	got := make(chan http.Header, 2)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -24,7 +24,7 @@ func TestEveryRequestDeclaresTheMergeCapability(t *testing.T) {
 	tr := &Transport{HTTP: srv.Client(), Credential: cred}
 	for _, req := range []*Request{
 		{Method: http.MethodGet, Path: "/", Header: http.Header{}},
-		{Method: http.MethodPost, Path: ItemsPath("db", "c"), Header: http.Header{HeaderSDKSupportedCapabilities: {"0"}}, Body: []byte(`{"id":"a"}`)},
+		{Method: http.MethodPost, Path: ItemsPath("db", "c"), Header: http.Header{}, Body: []byte(`{"id":"a"}`)},
 	} {
 		if _, err := tr.Do(context.Background(), srv.URL, req); err != nil {
 			t.Fatal(err)

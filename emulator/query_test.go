@@ -302,3 +302,33 @@ func TestMetadataQueriesRunTheWholeGrammar(t *testing.T) {
 		t.Errorf("%d %s", code, resp.Body)
 	}
 }
+
+// A streaming query's full page carries a continuation whether or not anything is
+// left, so the page after the last full one may be empty; a materialized result (ORDER
+// BY) knows its end, and a bound that is reached ends the query. The page counts are
+// those azcosmos v1.5.0's emulator tests expect of Microsoft's emulator:
+// TestCrossPartitionQuery (20 items in pages of 5: 5 pages), TestSinglePartitionQuery
+// (ORDER BY, 10 items in pages of 5: 2 pages).
+func TestAFullStreamingPageHasAContinuationEvenAtTheEnd(t *testing.T) {
+	s := startTest(t)
+	c := newTestClient(t, s.Key())
+	for i := 0; i < 10; i++ {
+		c.do(s.Endpoint(), "POST", itemsPath(), pkHeader(`["k"]`), fmt.Sprintf(`{"id":"d%02d","pk":"k","n":%d}`, i, i))
+	}
+	scope := pkHeader(`["k"]`)
+	for _, tt := range []struct {
+		sql               string
+		page, pages, rows int
+	}{
+		{"SELECT * FROM c", 5, 3, 10},
+		{"SELECT * FROM c", 4, 3, 10},
+		{"SELECT * FROM c", 10, 2, 10},
+		{"SELECT * FROM c ORDER BY c.n", 5, 2, 10},
+		{"SELECT TOP 5 * FROM c", 5, 1, 5},
+	} {
+		run := queryAll(t, s, scope, cosmos.QuerySpec{Query: tt.sql}, tt.page)
+		if len(run.rows) != tt.rows || run.pages != tt.pages {
+			t.Errorf("%s in pages of %d: %d rows in %d pages, want %d rows in %d pages", tt.sql, tt.page, len(run.rows), run.pages, tt.rows, tt.pages)
+		}
+	}
+}
