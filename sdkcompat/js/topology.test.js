@@ -34,7 +34,7 @@ after(() => {
 
 // client makes an SDK client that records every request it sends (a plugin sees each
 // attempt, retries included): resource type, operation, the range it was addressed to,
-// the capability header, and the answer.
+// the EPK range it was narrowed to, the capability header, and the answer.
 function client() {
   const sent = [];
   const plugins = [
@@ -46,6 +46,7 @@ function client() {
           resourceType: context.resourceType,
           operationType: context.operationType,
           range: h["x-ms-documentdb-partitionkeyrangeid"],
+          epk: h["x-ms-start-epk"] === undefined ? undefined : [h["x-ms-start-epk"], h["x-ms-end-epk"]],
           capabilities: h["x-ms-cosmos-sdk-supportedcapabilities"],
         };
         sent.push(record);
@@ -372,7 +373,16 @@ test("a live merge while writes run, a cross-partition query is paged and the ch
   assert.equal(merged.minInclusive, before[0].minInclusive);
   assert.equal(merged.maxExclusive, before[1].maxExclusive);
   assert.ok(feedRequests.some((r) => change.retired.includes(r.range) && r.status === 410 && r.substatus === 1002), "the SDK met the merge");
-  assert.ok(feedRequests.some((r) => r.range === merged.id && r.status < 400), "and read the merged range");
+  // It reads the merged range once for each parent's part, narrowed to that part's EPK
+  // range (ChangeFeedForEpkRange: x-ms-start-epk/x-ms-end-epk), so that each parent's
+  // continuation reads only its own later changes.
+  const onMerged = feedRequests.filter((r) => r.range === merged.id && r.status < 400);
+  const parts = new Set(onMerged.map((r) => JSON.stringify(r.epk)));
+  assert.deepEqual(
+    sorted(parts),
+    sorted([before[0], before[1]].map((p) => JSON.stringify([p.minInclusive, p.maxExclusive]))),
+    "the merged range is read in its parents' EPK ranges",
+  );
 });
 
 // --- what 4.10.1's query pipeline does at a split or merge -----------------------------
