@@ -196,7 +196,7 @@ test("merge-enabled account: a request without bit 0 of the capability header is
     ["a container", `/dbs/${db}/colls/${container.id}`, "colls", `dbs/${db}/colls/${container.id}`],
   ];
   for (const [what, path, type, link] of targets) {
-    for (const capabilities of [undefined, "0", "2", "abc"]) {
+    for (const capabilities of [undefined, "0", "2"]) {
       const r = await raw(path, type, link, capabilities);
       assert.equal(r.status, 400, `${what} with capabilities ${capabilities}: ${JSON.stringify(r)}`);
       assert.equal(r.substatus, "0", `${what}: substatus`);
