@@ -1,5 +1,5 @@
 // The official JavaScript SDK (@azure/cosmos, pinned in package-lock.json) against
-// cosmosctl's emulator. emulator/sdkcompat_js_test.go starts a fresh emulator and runs
+// cosmosctl's emulator. emulator/sdkcompat_javascript_test.go starts a fresh emulator and runs
 // this file with `node --test`; COSMOS_ENDPOINT and COSMOS_KEY name it. Each test uses
 // its own container, so that the tests do not see each other's items.
 //
@@ -14,47 +14,18 @@
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
 import { BulkOperationType, ChangeFeedStartFrom, CosmosClient, OperationType, PatchOperationType, StatusCodes } from "@azure/cosmos";
+import { controlAPI } from "./control.js";
 
 const endpoint = process.env.COSMOS_ENDPOINT;
 const key = process.env.COSMOS_KEY;
 if (!endpoint || !key) {
-  throw new Error("set COSMOS_ENDPOINT and COSMOS_KEY (emulator/sdkcompat_js_test.go does)");
+  throw new Error("set COSMOS_ENDPOINT and COSMOS_KEY (emulator/sdkcompat_javascript_test.go does)");
 }
 
 // --- the emulator's control API -------------------------------------------------------
 
-function sign(verb, resourceType, resourceLink, date) {
-  const text = `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n${date.toLowerCase()}\n\n`;
-  const sig = crypto.createHmac("sha256", Buffer.from(key, "base64")).update(text, "utf8").digest("base64");
-  return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
-}
-
-async function control(method, path, body) {
-  const date = new Date().toUTCString();
-  const segs = ["_emulator", ...path.split("/").filter(Boolean)];
-  // An even number of segments names one resource: type is the second to last, the
-  // link the whole path; an odd number is a feed of the last segment's type.
-  const type = segs.length % 2 === 0 ? segs[segs.length - 2] : segs[segs.length - 1];
-  const link = segs.length % 2 === 0 ? segs.join("/") : segs.slice(0, -1).join("/");
-  const res = await fetch(`${endpoint.replace(/\/$/, "")}/${segs.join("/")}`, {
-    method,
-    headers: {
-      "x-ms-date": date,
-      "x-ms-version": "2020-07-15",
-      authorization: sign(method, type, link, date),
-      "content-type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) {
-    throw new Error(`control ${method} ${path}: ${res.status} ${text}`);
-  }
-  return text ? JSON.parse(text) : null;
-}
-
+const control = controlAPI(endpoint, key);
 const addFault = (rule) => control("POST", "/faults", rule);
 const clearFaults = () => control("DELETE", "/faults");
 

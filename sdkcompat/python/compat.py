@@ -27,21 +27,16 @@ Not here, for this SDK's own limitations (the JS suite, sdkcompat/js, checks bot
   after the account read returns).
 """
 
-import base64
-import hashlib
-import hmac
-import json
 import os
 import sys
 import time
 import traceback
-import urllib.parse
-import urllib.request
-from email.utils import formatdate
 
 import azure.cosmos.cosmos_client as cosmos_client
 import azure.cosmos.documents as documents
 import azure.cosmos.errors as errors
+
+import emulator_control
 
 ENDPOINT = os.environ.get("COSMOS_ENDPOINT", "").rstrip("/")
 KEY = os.environ.get("COSMOS_KEY", "")
@@ -51,32 +46,7 @@ if not ENDPOINT or not KEY:
 
 # --- the emulator's control API ------------------------------------------------------
 
-def sign(verb, resource_type, resource_link, date):
-    text = "%s\n%s\n%s\n%s\n\n" % (verb.lower(), resource_type.lower(), resource_link, date.lower())
-    mac = hmac.new(base64.b64decode(KEY), text.encode("utf-8"), hashlib.sha256).digest()
-    sig = base64.b64encode(mac).decode()
-    return urllib.parse.quote("type=master&ver=1.0&sig=" + sig, safe="")
-
-
-def control(method, path, body=None):
-    segs = ["_emulator"] + [s for s in path.split("/") if s]
-    # An even number of segments names one resource (type: the second to last, link: the
-    # whole path); an odd number is a feed of the last segment's type.
-    if len(segs) % 2 == 0:
-        rtype, link = segs[-2], "/".join(segs)
-    else:
-        rtype, link = segs[-1], "/".join(segs[:-1])
-    date = formatdate(usegmt=True)
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(ENDPOINT + "/" + "/".join(segs), data=data, method=method, headers={
-        "x-ms-date": date,
-        "x-ms-version": "2020-07-15",
-        "authorization": sign(method, rtype, link, date),
-        "content-type": "application/json",
-    })
-    with urllib.request.urlopen(req) as resp:
-        text = resp.read()
-    return json.loads(text) if text else None
+control = emulator_control.control_api(ENDPOINT, KEY)
 
 
 def add_fault(rule):
