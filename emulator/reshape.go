@@ -198,7 +198,7 @@ func (s *Server) mergeCapable(req *request) bool {
 		return true
 	}
 	s.writeError(req, cosmosErr(http.StatusBadRequest, 0, fmt.Sprintf(
-		"partition merge is enabled on this account, and the request does not declare the capability to handle merges (%s: %q, which lacks bit %d, PartitionMerge): use an SDK version with merge support",
+		"partition merge is enabled on this account, and the request does not declare the capability to handle merges (%s: %q, which lacks the PartitionMerge bit, value %d): use an SDK version with merge support",
 		headerSDKSupportedCapabilities, v, capabilityPartitionMerge)), 0)
 	return false
 }
