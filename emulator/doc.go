@@ -13,6 +13,8 @@
 // and latencies themselves are modelled in the faults sub-package; document JSON, patch
 // and the SQL (parsing, evaluation, query plans) live in jsondoc. Queries, their paging
 // and the gateway's query plans are served by query.go, querycache.go and queryplan.go.
+// A container's indexing policy decides what an ORDER BY needs and what the index
+// metrics report (indexpolicy.go, indexmetrics.go); the emulator itself scans.
 // Offers (offers.go) are bookkeeping unless throughput is enforced: then each partition
 // key range spends an RU budget and answers 429/3200 when it is spent (throughput.go).
 //

@@ -67,6 +67,9 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		s.refuseNeedsPlan(req, prog)
 		return
 	}
+	if !s.orderByServed(req, c, prog) {
+		return
+	}
 	maxItems, ok := s.maxItemCount(req)
 	if !ok {
 		return
@@ -120,6 +123,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		metrics.output, metrics.outputBytes = len(pg.docs), pg.bytes
 		req.w.Header().Set(cosmos.HeaderQueryMetrics, metrics.header())
 	}
+	s.indexMetricsHeader(req, c, prog, target, len(pg.docs))
 	s.writeFeed(req, feed, len(pg.docs), chargeQuery(pg.examined, pg.bytes))
 }
 

@@ -45,6 +45,8 @@ type container struct {
 	seq  uint32
 	// current is the resource as last created or replaced (containerreplace.go).
 	current atomic.Pointer[cosmos.Container]
+	// policy is the indexing policy of current, parsed (indexpolicy.go).
+	policy atomic.Pointer[parsedPolicy]
 	// topo is the container's partition key ranges (splits.go): replaced whole by a
 	// split or a merge, never changed in place.
 	topo atomic.Pointer[topology]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,12 @@ func startEmulator(tb testing.TB) *emulatorQuery {
 	}
 	cred, _ := cosmos.NewMasterKey(srv.Key())
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	// The container has the composite indexes the cases' multi-key ORDER BYs need, as a
+	// real container must: without one such a query is a 400.
+	req := &cosmos.Request{Method: http.MethodPut, Path: cosmos.EscapePath("dbs", "db", "colls", "c"), Header: http.Header{}, Body: []byte(queryContainer)}
+	if resp, err := tr.Do(context.Background(), srv.Endpoint(), req); err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("replacing the container's indexing policy: %v %+v", err, resp)
+	}
 	c, err := engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: tr})
 	if err != nil {
 		tb.Fatal(err)
@@ -46,6 +53,16 @@ func startEmulator(tb testing.TB) *emulatorQuery {
 	})
 	return &emulatorQuery{srv: srv, c: c}
 }
+
+// queryContainer is the test container's definition: the default indexing policy with
+// a composite index for each multi-key ORDER BY of emulatorCases and jsCases.
+const queryContainer = `{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"},"indexingPolicy":{` +
+	`"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"}],` +
+	`"compositeIndexes":[` +
+	`[{"path":"/n","order":"ascending"},{"path":"/s","order":"descending"}],` +
+	`[{"path":"/s","order":"descending"},{"path":"/id","order":"ascending"}],` +
+	`[{"path":"/x","order":"ascending"},{"path":"/id","order":"ascending"}],` +
+	`[{"path":"/g","order":"ascending"},{"path":"/n","order":"ascending"}]]}}`
 
 // load creates n documents in parallel (the pk spreads them over every range).
 func (e *emulatorQuery) load(tb testing.TB, docs []fdoc) {

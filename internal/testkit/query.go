@@ -47,14 +47,29 @@ func QueryItems(n int) []QueryItem {
 	return items
 }
 
+// queryContainer is the items container's definition: the default indexing policy with
+// a composite index for each multi-key ORDER BY of the query forms the tests run.
+const queryContainer = `{"id":"items","partitionKey":{"paths":["/pk"],"kind":"Hash"},"indexingPolicy":{` +
+	`"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"}],` +
+	`"compositeIndexes":[` +
+	`[{"path":"/rank","order":"ascending"},{"path":"/n","order":"descending"}],` +
+	`[{"path":"/f","order":"descending"},{"path":"/n","order":"ascending"}]]}}`
+
 // QueryAccount starts a test account (Account) with the items written straight to the
-// emulator, and checks the container has four partition key ranges, so that
-// cross-partition work really crosses ranges.
+// emulator, into a container with the composite indexes of queryContainer, and checks
+// the container has four partition key ranges, so that cross-partition work really
+// crosses ranges.
 func QueryAccount(t *testing.T, items []QueryItem, mutate ...func(*emulator.Config)) *emulator.Server {
 	t.Helper()
 	srv := Account(t, mutate...)
 	cred, _ := cosmos.NewMasterKey(srv.Key())
 	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	// The container has the composite indexes the query forms' multi-key ORDER BYs need,
+	// as a real container must: without one such a query is a 400.
+	replace := &cosmos.Request{Method: http.MethodPut, Path: cosmos.EscapePath("dbs", "app", "colls", "items"), Header: http.Header{}, Body: []byte(queryContainer)}
+	if resp, err := tr.Do(context.Background(), srv.Endpoint(), replace); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("replacing the items container's indexing policy: %v %+v", err, resp)
+	}
 	for _, it := range items {
 		body, _ := json.Marshal(it.Doc())
 		pk, _ := cosmos.PK(it.PK)

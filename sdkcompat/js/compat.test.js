@@ -42,11 +42,12 @@ after(() => {
   for (const c of clients) c.dispose();
 });
 
-async function freshContainer(c = client()) {
+async function freshContainer(c = client(), indexingPolicy = undefined) {
   const { database } = await c.databases.createIfNotExists({ id: "sdkcompat" });
   const { container } = await database.containers.createIfNotExists({
     id: `js-${process.pid}-${++seq}`,
     partitionKey: { paths: ["/pk"] },
+    indexingPolicy,
   });
   return container;
 }
@@ -326,8 +327,26 @@ async function fetchPaged(container, querySpec, options) {
   return { rows, pages };
 }
 
+// The composite indexes the queries below sort by: an ORDER BY of two or more paths needs
+// one of the same paths in the same sequence (every direction the same or every one the
+// opposite), as on the service.
+const asc = (path) => ({ path, order: "ascending" });
+const desc = (path) => ({ path, order: "descending" });
+const queryIndexing = {
+  indexingMode: "consistent",
+  includedPaths: [{ path: "/*" }],
+  excludedPaths: [{ path: '/"_etag"/?' }],
+  compositeIndexes: [
+    [asc("/rank"), desc("/n")],
+    [desc("/name"), asc("/id")],
+    [desc("/f"), asc("/n")],
+    [asc("/cat"), asc("/rank")],
+    [asc("/rank"), asc("/n")],
+  ],
+};
+
 test("queries: every supported form across four ranges, as the SDK's pipeline runs them", async () => {
-  const c = await freshContainer();
+  const c = await freshContainer(client(), queryIndexing);
   const items = [];
   for (let i = 0; i < QUERY_ITEMS; i++) items.push(queryItem(i));
   const ops = items.map((it) => ({ operationType: BulkOperationType.Create, partitionKey: it.pk, resourceBody: it }));
@@ -481,4 +500,24 @@ test("queries: every supported form across four ranges, as the SDK's pipeline ru
   assert.deepEqual(pagedDistinct.rows.sort(), items.filter((i) => i.rank < 5).map((i) => i.name).sort());
   const pagedSimple = await fetchPaged(c, "SELECT c.id FROM c WHERE c.f > 3", { maxItemCount: 11 });
   assert.deepEqual(sortedIds(pagedSimple.rows), sortedIds(items.filter((i) => i.f > 3)));
+});
+
+test("queries: index metrics as this SDK asks for them (V2), and an ORDER BY the index cannot serve", async () => {
+  const c = await freshContainer();
+  await c.items.create({ id: "1", pk: "p", name: "Tim", age: 16 });
+  await c.items.create({ id: "2", pk: "p", name: "Ann", age: 30 });
+  const asked = await c.items
+    .query("SELECT * FROM c WHERE c.name = 'Tim' AND c.age > 12", { partitionKey: "p", populateIndexMetrics: true })
+    .fetchAll();
+  assert.deepEqual(ids(asked.resources), ["1"]);
+  const metrics = JSON.parse(asked.indexMetrics);
+  assert.deepEqual(metrics.UtilizedIndexes.SingleIndexes.map((i) => i.IndexSpec), ["/pk/?", "/name/?", "/age/?"]);
+  assert.deepEqual(metrics.PotentialIndexes.CompositeIndexes.map((i) => i.IndexSpecs), [["/name ASC", "/age ASC"]]);
+  const unasked = await c.items.query("SELECT * FROM c WHERE c.age > 12", { partitionKey: "p" }).fetchAll();
+  assert.equal(unasked.headers["x-ms-cosmos-index-utilization"], undefined);
+  await assert.rejects(c.items.query("SELECT * FROM c ORDER BY c.name, c.age").fetchAll(), (e) => {
+    assert.equal(e.code, 400);
+    assert.match(JSON.stringify(e.body ?? e.message), /does not have a corresponding composite index/);
+    return true;
+  });
 });
