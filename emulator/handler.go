@@ -113,7 +113,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.segs) > 0 && req.segs[0] == cosmos.TypeEmulator {
-		if h.ep.region >= 0 {
+		if !h.ep.global {
 			h.s.writeError(req, cosmosErr(404, 0, "the control API is served on the global endpoint only"), 0)
 			return
 		}
@@ -296,17 +296,28 @@ func truncateString(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// aadAuthError accepts an Azure AD token equal to the configured test token. The
-// comparison is in constant time, and no message quotes either token.
+// aadAuthError accepts an Azure AD token equal to the configured test token, or, with
+// aad_emulator_tokens, one made as Microsoft's emulator takes them (aadtoken.go). The
+// comparisons are in constant time, and no message quotes a token.
 func (h *handler) aadAuthError(tok cosmos.AuthToken) *cosmos.Error {
 	want := h.s.cfg.AADToken
+	if want != "" && subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) == 1 {
+		return nil
+	}
+	if h.s.cfg.AADEmulatorTokens {
+		why := emulatorTokenError(tok.Signature, h.s.cfg.Key, h.s.clock.Now())
+		if why == "" {
+			return nil
+		}
+		if want == "" {
+			return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not one Microsoft's emulator would accept: "+why)
+		}
+		return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is neither the one the emulator was started with (--aad-token-file) nor one Microsoft's emulator would accept ("+why+")")
+	}
 	if want == "" {
-		return cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or sign requests with the key")
+		return cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or aad_emulator_tokens = true in the scenario to take tokens made as for Microsoft's emulator, or sign requests with the key")
 	}
-	if subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) != 1 {
-		return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)")
-	}
-	return nil
+	return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)")
 }
 
 func addressesLink(r *http.Request) string {
