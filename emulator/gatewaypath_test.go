@@ -1,12 +1,14 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
 func TestGatewaySegments(t *testing.T) {
@@ -184,5 +186,26 @@ func TestReplicaAddressesKeepIdsTheGatewayReadsDifferently(t *testing.T) {
 		if st, _ := statusOf(t, resp, err); st != 200 || !strings.Contains(string(resp.Body), `"id":`+quoteJSON(id)) {
 			t.Fatalf("replica read of %q → %d %.200s, want 200 with the document", id, st, resp.Body)
 		}
+	}
+}
+
+// The control API is the emulator's own, not the gateway's: an id in its path is
+// decoded once, so a fault rule whose id holds a percent escape is removed by it.
+func TestControlAPIPathsAreDecodedOnce(t *testing.T) {
+	s := startTest(t)
+	ctl, err := NewControlClient(s.Endpoint(), s.Key())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const id = "brown%41out "
+	if _, err := ctl.AddFault(ctx, faults.Rule{ID: id, Effect: faults.EffectStatus, Status: 503}); err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	if err := ctl.RemoveFault(ctx, id); err != nil {
+		t.Fatalf("remove %q: %v", id, err)
+	}
+	if rules, err := ctl.Faults(ctx); err != nil || len(rules) != 0 {
+		t.Fatalf("rules after the remove: %+v, %v", rules, err)
 	}
 }

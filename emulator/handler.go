@@ -78,13 +78,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.region = int(h.s.writeIdx.Load())
 	}
 	req.regionName = h.s.regions[req.region].name
-	// A request to a replica address is direct mode: its path is decoded once, segment
-	// by segment. Any other reaches the gateway, which reads the path its own way
-	// (gatewaypath.go) and may refuse the URL before anything else sees it.
+	// A request to a replica address is direct mode, and the control API is the
+	// emulator's own: their paths are decoded once, segment by segment. Any other
+	// reaches the gateway, which reads the path its own way (gatewaypath.go) and may
+	// refuse the URL before anything else sees it.
 	req.resPath = r.URL.EscapedPath()
 	if addr, rest, ok := splitReplicaAddress(req.resPath); ok {
 		req.addr, req.resPath = addr, rest
 		req.segs = cosmos.PathSegments(req.resPath)
+	} else if segs := cosmos.PathSegments(req.resPath); len(segs) > 0 && segs[0] == cosmos.TypeEmulator {
+		req.segs = segs
 	} else if segs, ok := gatewaySegments(req.resPath); ok {
 		req.segs = segs
 	} else {
