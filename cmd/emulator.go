@@ -93,7 +93,10 @@ configured, and say so on stderr.
 With --aad-token-file it also accepts Azure AD requests (authorization type=aad)
 carrying exactly the token in that file, so that cosmosctl --auth aad can be tested
 without Azure; it cannot validate real Azure AD tokens, and without the flag it
-refuses every type=aad request.
+refuses every type=aad request. A scenario with aad_emulator_tokens = true also takes
+the tokens Microsoft's emulator takes with /enableaadauthentication, which clients
+make themselves (kid CosmosEmulatorPrimaryMaster, the account key as the signature,
+within nbf and exp), as every SDK's emulator tests do.
 
 With --enforce-throughput (enforce_throughput = true in a scenario, or
 ` + "`cosmosctl emulator enforce-throughput on`" + ` while it runs) it throttles like the
@@ -363,7 +366,7 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 		defer markStopped(cfg.DataDir, rec) // before srv.Close lets go of the data
 	}
 	if config.JSONOutput(opts.Output) {
-		out := emulatorServingJSON{Endpoint: endpoint, AAD: cfg.AADToken != "", Regions: emulatorRegionsJSON(st.Regions),
+		out := emulatorServingJSON{Endpoint: endpoint, AAD: cfg.AADToken != "" || cfg.AADEmulatorTokens, Regions: emulatorRegionsJSON(st.Regions),
 			Latency: latencyTableJSON(st.Latency), DataDir: stringOrNull(cfg.DataDir), EnforceThroughput: st.EnforceThroughput,
 			TLS: srv.TLS(), TLSCertificateFile: stringOrNull(cert.path), TLSCertificateSHA256: stringOrNull(cert.sha256)}
 		if srv.UsesWellKnownKey() {
@@ -385,6 +388,9 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 				from = opts.AADTokenFile
 			}
 			fmt.Fprintf(io.Out, "aad       accepts the Azure AD test token from %s (not shown)\n", from)
+		}
+		if cfg.AADEmulatorTokens {
+			fmt.Fprintln(io.Out, "aad       accepts Azure AD tokens made as for Microsoft's emulator (kid CosmosEmulatorPrimaryMaster, signed with the key)")
 		}
 		for _, r := range st.Regions {
 			role := "read"

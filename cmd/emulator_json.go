@@ -289,7 +289,8 @@ type emulatorServingJSON struct {
 	// Key is the well-known emulator key; null for a key of the emulator's own
 	// (--key-file), which is never printed.
 	Key *string `json:"key"`
-	// AAD says it accepts its Azure AD test token (never printed).
+	// AAD says it accepts Azure AD requests: its test token (never printed), or tokens
+	// made as for Microsoft's emulator (aad_emulator_tokens).
 	AAD     bool                 `json:"aad"`
 	Regions []emulatorRegionJSON `json:"regions"`
 	Latency []latencyJSON        `json:"latency"`

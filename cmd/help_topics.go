@@ -339,6 +339,13 @@ THE ACCOUNT
   data_dir = "/var/tmp/rehearsal"  # persist data here (default: in memory)
   aad_token = "test-token"       # accept this string as an Azure AD token, to test
                                  # --auth aad (default: refuse Azure AD requests)
+  aad_emulator_tokens = true     # accept the Azure AD tokens clients make for
+                                 # Microsoft's emulator (/enableaadauthentication):
+                                 # kid CosmosEmulatorPrimaryMaster, the key as the
+                                 # signature, within nbf and exp
+  consistency = "Strong"         # the account's default consistency level: Session
+                                 # (default), Strong, ConsistentPrefix or Eventual;
+                                 # Strong needs one region
   enforce_throughput = true      # throttle item operations by provisioned RU/s:
                                  # 429/3200 with a retry-after (default: bookkeeping)
   tls = true                     # https on every endpoint, self-signed certificate
@@ -352,6 +359,8 @@ THE ACCOUNT
   [[regions]]                    # in failover order; the first is the write region
   name = "East US"               # default: East US, West US, North Europe
   port = 0                       # optional: this region's port
+  global_endpoint = false        # serve the region on the global endpoint itself,
+                                 # as Microsoft's emulator (one region only)
 
   [[databases]]
   id = "app"

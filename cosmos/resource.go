@@ -23,7 +23,13 @@ const (
 // account; an odd number of segments is a feed (type = last segment, link = the rest); an
 // even number is one resource (type = second to last, link = the whole path).
 func ResourceFromPath(path string) (resourceType, resourceLink string) {
-	segs := PathSegments(path)
+	return ResourceFromSegments(PathSegments(path))
+}
+
+// ResourceFromSegments is ResourceFromPath for a path already split into its decoded,
+// non-empty segments: a server that reads paths its own way (the emulator, as a gateway
+// does) derives what it verifies the signature over from the segments it addresses.
+func ResourceFromSegments(segs []string) (resourceType, resourceLink string) {
 	switch {
 	case len(segs) == 0:
 		return TypeAccount, ""

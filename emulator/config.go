@@ -26,6 +26,13 @@ type Config struct {
 	Regions []RegionConfig `toml:"regions"`
 	// MultiWrite makes every region writable.
 	MultiWrite bool `toml:"multi_write"`
+	// Consistency is the account's default consistency level, as GET / reports it:
+	// Session (the default), Strong, ConsistentPrefix or Eventual. The emulator reads
+	// and writes the same way whatever it is, as Microsoft's emulator, which "only
+	// flags the configured consistency level for testing purposes"; so a level that
+	// forbids what the emulator does between regions (Strong: no replication lag,
+	// no multi-region writes) needs an account of one region.
+	Consistency string `toml:"consistency"`
 	// ReplicationLag is how long a write takes to become visible in other regions.
 	ReplicationLag faults.Duration `toml:"replication_lag"`
 	// Ranges is the number of physical partitions of each container (default 4).
@@ -77,6 +84,11 @@ type Config struct {
 	// is tested end to end; empty = Azure AD requests are refused. The emulator cannot
 	// validate real tokens: it compares, so any string will do as a test token.
 	AADToken string `toml:"aad_token"`
+	// AADEmulatorTokens also accepts the Azure AD tokens Microsoft's emulator takes when
+	// started with /enableaadauthentication: a JWT a client makes itself, kid
+	// CosmosEmulatorPrimaryMaster, the account key as its signature, within nbf and exp
+	// (aadtoken.go). Every official SDK's emulator tests make such tokens.
+	AADEmulatorTokens bool `toml:"aad_emulator_tokens"`
 	// TLS serves https on every endpoint, with a self-signed certificate generated at
 	// start unless TLSCertFile and TLSKeyFile give one (tls.go).
 	TLS bool `toml:"tls"`
@@ -97,6 +109,10 @@ type RegionConfig struct {
 	// Port of the regional endpoint; 0 = Config.Port+index+1 when Config.Port is set,
 	// otherwise a free port.
 	Port int `toml:"port"`
+	// GlobalEndpoint serves the region on the global endpoint itself, with no port of
+	// its own: the account lists the global endpoint's URL for it, as Microsoft's
+	// emulator does for its one region. Only for an account of one region.
+	GlobalEndpoint bool `toml:"global_endpoint"`
 }
 
 // DatabaseConfig is a database to pre-create, with its containers.
@@ -121,6 +137,8 @@ const (
 	DefaultAccount = "cosmosctl-emulator"
 	DefaultHost    = "127.0.0.1"
 	DefaultRanges  = 4
+	// DefaultConsistency is the account's default consistency level unless told.
+	DefaultConsistency = "Session"
 	// MaxDocumentBytes is the service's 2 MB document limit.
 	MaxDocumentBytes = 2 * 1024 * 1024
 )
@@ -197,9 +215,21 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("region %q is listed twice", r.Name)
 		}
 		seen[k] = true
+		if r.GlobalEndpoint {
+			if len(c.Regions) > 1 {
+				return c, fmt.Errorf("region %q is served on the global endpoint (global_endpoint = true), which only an account of one region can do: the global endpoint answers as the write region", r.Name)
+			}
+			if r.Port != 0 {
+				return c, fmt.Errorf("region %q is served on the global endpoint (global_endpoint = true) and cannot have a port of its own (port = %d)", r.Name, r.Port)
+			}
+			continue
+		}
 		if r.Port == 0 && c.Port != 0 {
 			c.Regions[i].Port = c.Port + i + 1
 		}
+	}
+	if err := c.checkConsistency(); err != nil {
+		return c, err
 	}
 	if c.ReplicationLag < 0 {
 		return c, errors.New("replication lag must not be negative")
@@ -247,4 +277,37 @@ func partitionKeyDefinition(paths []string) (cosmos.PartitionKeyDefinition, erro
 		def.Kind = cosmos.PartitionKindMultiHash
 	}
 	return def, nil
+}
+
+// consistencyLevels are the default consistency levels an account may have, by their
+// lower-case names, as GET / spells them.
+var consistencyLevels = map[string]string{
+	"strong": "Strong", "boundedstaleness": "BoundedStaleness", "session": "Session",
+	"consistentprefix": "ConsistentPrefix", "eventual": "Eventual",
+}
+
+// checkConsistency spells c.Consistency as the service does (Session when unset) and
+// refuses what the emulator does not model.
+func (c *Config) checkConsistency() error {
+	if c.Consistency == "" {
+		c.Consistency = DefaultConsistency
+	}
+	level, ok := consistencyLevels[strings.ToLower(strings.TrimSpace(c.Consistency))]
+	if !ok {
+		return fmt.Errorf("consistency %q is not a consistency level: use Strong, Session, ConsistentPrefix or Eventual", c.Consistency)
+	}
+	c.Consistency = level
+	switch {
+	case level == "BoundedStaleness":
+		// The account document would carry its staleness bounds, and reads would have
+		// to keep within them: neither is modelled.
+		return errors.New("consistency BoundedStaleness is not modelled by the emulator (its staleness bounds are neither reported nor kept): use Strong, Session, ConsistentPrefix or Eventual")
+	case level == "Strong" && c.MultiWrite:
+		// "Strong consistency is not supported in a multi-region write scenario"
+		// (Microsoft Learn, "Understand multi-region write").
+		return errors.New("consistency Strong cannot go with multi_write: an account with several write regions cannot use strong consistency")
+	case level == "Strong" && len(c.Regions) > 1:
+		return fmt.Errorf("consistency Strong with %d regions is not modelled: the emulator replicates between regions after replication_lag, so a read region could answer what Strong forbids; use one region, or Session", len(c.Regions))
+	}
+	return nil
 }

@@ -241,6 +241,11 @@ func (s *Server) controlJSON(req *request, status int, v any) {
 // covers, so clients with pooled connections see the outage at once.
 func (s *Server) dropRefusedConnections() {
 	for _, ep := range s.regions {
+		// The global endpoint keeps its connections, even when it serves the region:
+		// the control API that ends the outage is served there.
+		if ep.global {
+			continue
+		}
 		if s.faults.Refusing(ep.name) {
 			ep.listener.dropAll(nil)
 		}

@@ -78,16 +78,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.region = int(h.s.writeIdx.Load())
 	}
 	req.regionName = h.s.regions[req.region].name
-	// The escaped path, decoded once per segment by PathSegments and ResourceFromPath:
-	// URL.Path is already decoded, and decoding it again turns the id "a%41" (sent as
-	// "a%2541") into "aA", so that its signature never matches.
+	// A request to a replica address is direct mode, and the control API is the
+	// emulator's own: their paths are decoded once, segment by segment. Any other
+	// reaches the gateway, which reads the path its own way (gatewaypath.go) and may
+	// refuse the URL before anything else sees it.
 	req.resPath = r.URL.EscapedPath()
 	if addr, rest, ok := splitReplicaAddress(req.resPath); ok {
 		req.addr, req.resPath = addr, rest
-	}
-	req.segs = cosmos.PathSegments(req.resPath)
-	if req.addr == nil && isItemPath(req.segs) {
-		req.segs[5] = gatewayItemID(req.segs[5])
+		req.segs = cosmos.PathSegments(req.resPath)
+	} else if segs := cosmos.PathSegments(req.resPath); len(segs) > 0 && segs[0] == cosmos.TypeEmulator {
+		req.segs = segs
+	} else if segs, ok := gatewaySegments(req.resPath); ok {
+		req.segs = segs
+	} else {
+		refuseInvalidURL(w)
+		return
 	}
 	// "//addresses/" arrives with an empty first segment that PathSegments drops.
 	req.op = classify(r, req.segs)
@@ -111,7 +116,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.segs) > 0 && req.segs[0] == cosmos.TypeEmulator {
-		if h.ep.region >= 0 {
+		if !h.ep.global {
 			h.s.writeError(req, cosmosErr(404, 0, "the control API is served on the global endpoint only"), 0)
 			return
 		}
@@ -229,11 +234,10 @@ func (h *handler) authError(req *request) *cosmos.Error {
 	if msg := h.s.dateProblem(date); msg != "" {
 		return cosmosErr(401, 0, msg)
 	}
-	// Requests to a replica address are signed for the resource path after the address.
-	resType, resLink := cosmos.ResourceFromPath(req.resPath)
-	if req.addr == nil && isItemPath(req.segs) {
-		resLink = strings.Join(req.segs, "/")
-	}
+	// What the signature must cover is derived from the segments the request addresses
+	// (for a replica address, those after the address): a client that signed another
+	// link, such as an id the gateway reads differently, gets 401.
+	resType, resLink := cosmos.ResourceFromSegments(req.segs)
 	links := []string{resLink}
 	if req.op == faults.OpAddresses {
 		// The addresses call is signed for the documents of the collection it resolves,
@@ -244,34 +248,16 @@ func (h *handler) authError(req *request) *cosmos.Error {
 		// Offers are rid-based: the SDKs sign the offer id alone, in lower case.
 		links = append(links, strings.ToLower(req.segs[1]), req.segs[1])
 	}
-	verified := false
 	for _, l := range links {
 		if h.s.key.Verify(tok.Signature, r.Method, resType, l, date) {
-			verified = true
-			break
+			return nil
 		}
 	}
-	if !verified {
-		return cosmosErr(401, 0, "the input authorization token can't serve the request: the signature does not match (check the key, and that the signature covers verb, resource type, resource link and x-ms-date)")
-	}
-	return nil
+	// The service's words, with the payload it signed: a client compares it with its
+	// own to see which part differs (Azure/azure-cosmos-dotnet-v3#3507 shows one).
+	payload := strings.ToLower(r.Method) + "\n" + strings.ToLower(resType) + "\n" + links[0] + "\n" + strings.ToLower(date) + "\n\n"
+	return cosmosErr(401, 0, "The input authorization token can't serve the request. The wrong key is being used or the expected payload is not built as per the protocol (the signature covers verb, resource type, resource link and x-ms-date). Server used the following payload to sign: '"+payload+"'")
 }
-
-// isItemPath reports whether segs address one document: dbs/{db}/colls/{coll}/docs/{id}.
-func isItemPath(segs []string) bool {
-	return len(segs) == 6 && segs[0] == cosmos.TypeDatabases && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypeDocuments
-}
-
-// gatewayItemID is the id Microsoft's routing gateway addresses, and verifies the
-// signature for, when a point operation's path ends in id: the id without its trailing
-// spaces. A document whose id ends in a space is created (its id is in the body), but a
-// client that signs its read, replace or delete for the id as it is gets 401, the
-// gateway having signed "…/docs/Test" for "Test " (azcosmos v1.5.0
-// TestItemIdEncodingRoutingGW: 201, then 401 to read, replace and delete;
-// Azure/azure-cosmos-dotnet-v3#3507, a read of "12345 " answered 401 with the payload the
-// server signed). Requests to a replica address keep the id: direct mode answers such a
-// read by the id as sent (Azure/azure-cosmos-dotnet-v3#1734 contrasts the two modes).
-func gatewayItemID(id string) string { return strings.TrimRight(id, " ") }
 
 // maxDateSkew is how far x-ms-date may be from the server's clock, either way, as the
 // service allows: without a bound, a captured signature could be replayed for ever.
@@ -313,17 +299,28 @@ func truncateString(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// aadAuthError accepts an Azure AD token equal to the configured test token. The
-// comparison is in constant time, and no message quotes either token.
+// aadAuthError accepts an Azure AD token equal to the configured test token, or, with
+// aad_emulator_tokens, one made as Microsoft's emulator takes them (aadtoken.go). The
+// comparisons are in constant time, and no message quotes a token.
 func (h *handler) aadAuthError(tok cosmos.AuthToken) *cosmos.Error {
 	want := h.s.cfg.AADToken
+	if want != "" && subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) == 1 {
+		return nil
+	}
+	if h.s.cfg.AADEmulatorTokens {
+		why := emulatorTokenError(tok.Signature, h.s.cfg.Key, h.s.clock.Now())
+		if why == "" {
+			return nil
+		}
+		if want == "" {
+			return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not one Microsoft's emulator would accept: "+why)
+		}
+		return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is neither the one the emulator was started with (--aad-token-file) nor one Microsoft's emulator would accept ("+why+")")
+	}
 	if want == "" {
-		return cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or sign requests with the key")
+		return cosmosErr(401, 0, "the emulator has no Azure AD token configured, so it refuses type=aad requests: start it with --aad-token-file FILE (or aad_token in the scenario), or aad_emulator_tokens = true in the scenario to take tokens made as for Microsoft's emulator, or sign requests with the key")
 	}
-	if subtle.ConstantTimeCompare([]byte(tok.Signature), []byte(want)) != 1 {
-		return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)")
-	}
-	return nil
+	return cosmosErr(401, 0, "the input authorization token can't serve the request: the Azure AD token is not the one the emulator was started with (--aad-token-file)")
 }
 
 func addressesLink(r *http.Request) string {

@@ -62,11 +62,20 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	if !ok {
 		return
 	}
-	parts := target.parts
-	if len(parts) > 1 && prog.Query().NeedsPlan() {
-		s.refuseNeedsPlan(req, prog)
-		return
+	if target.container && prog.Query().NeedsPlan() {
+		// The gateway does not run a client's pipeline: across partitions such a
+		// query is a 400/1004 however many ranges the container has, unless its
+		// filter pins the whole partition key, when it runs in that partition
+		// (azcosmos v1.5.0 TestCrossPartitionQueryFailsIfGatewayCannotSatisfyRequest,
+		// on Microsoft's one-range emulator, and TestSinglePartitionQueryInline).
+		pk, pinned := pinnedPartitionKey(c, prog)
+		if !pinned {
+			s.refuseNeedsPlan(req, prog)
+			return
+		}
+		target = queryTarget{parts: []*partition{c.partitionFor(pk)}, pkIdentity: pk.Identity()}
 	}
+	parts := target.parts
 	if !s.orderByServed(req, c, prog) {
 		return
 	}
@@ -440,4 +449,30 @@ func decodeOrderKeys(raw json.RawMessage) ([]*jsondoc.Value, error) {
 		keys[i] = e.Get("item")
 	}
 	return keys, nil
+}
+
+// pinnedPartitionKey is the partition key that a query's filter pins every result to:
+// each of the container's key paths compared for equality with a constant in a
+// top-level AND term of the WHERE clause.
+func pinnedPartitionKey(c *container, prog *jsondoc.Program) (cosmos.PartitionKey, bool) {
+	paths := c.meta.PartitionKey.Paths
+	if len(paths) == 0 {
+		return nil, false
+	}
+	b := []byte{'['}
+	for i, path := range paths {
+		v, ok := prog.PinnedValue(strings.Split(strings.TrimPrefix(path, "/"), "/"))
+		if !ok {
+			return nil, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v...)
+	}
+	pk, err := cosmos.ParsePartitionKeyJSON(string(append(b, ']')))
+	if err != nil {
+		return nil, false
+	}
+	return pk, true
 }

@@ -153,15 +153,42 @@ func TestQueryPlanRequestsCheckTheClientsFeatures(t *testing.T) {
 	}
 }
 
-func TestOneRangeContainersServePlanQueriesDirectly(t *testing.T) {
-	s := startTest(t, func(c *Config) { c.Ranges = 1 })
-	c := newTestClient(t, s.Key())
-	for _, id := range []string{"b", "c", "a"} {
-		c.do(s.Endpoint(), "POST", itemsPath(), pkHeader(`["`+id+`"]`), `{"id":"`+id+`","pk":"`+id+`"}`)
-	}
-	resp, err := c.do(s.Endpoint(), "POST", itemsPath(), docQueryHeaders(map[string]string{cosmos.HeaderEnableCrossPartition: "true"}),
-		cosmos.QuerySpec{Query: "SELECT VALUE c.id FROM c ORDER BY c.id DESC"})
-	if code, _ := statusOf(t, resp, err); code != 200 || !strings.Contains(string(resp.Body), `"Documents":["c","b","a"]`) {
-		t.Errorf("ORDER BY in a one-range container: %d %s", code, resp.Body)
+// Across partitions the gateway runs no client pipeline, whatever the number of ranges:
+// a query that needs one is a 400/1004 even in a one-range container (azcosmos v1.5.0
+// TestCrossPartitionQueryFailsIfGatewayCannotSatisfyRequest, which Microsoft's CI runs
+// against its one-range emulator), unless its filter pins the whole partition key, when
+// it runs in that partition (TestSinglePartitionQueryInline: "We can specify the
+// partition key inline").
+func TestPlanQueriesAcrossPartitionsAreServedOnlyWhenTheFilterPinsTheKey(t *testing.T) {
+	for _, ranges := range []int{1, 4} {
+		s := startTest(t, func(c *Config) { c.Ranges = ranges })
+		c := newTestClient(t, s.Key())
+		for _, id := range []string{"b", "c", "a", "b2"} {
+			pk := id[:1]
+			c.do(s.Endpoint(), "POST", itemsPath(), pkHeader(`["`+pk+`"]`), `{"id":"`+id+`","pk":"`+pk+`"}`)
+		}
+		for _, tc := range []struct {
+			sql  string
+			want string // "" for the 400/1004
+		}{
+			{"SELECT VALUE c.id FROM c ORDER BY c.id DESC", ""},
+			{"SELECT VALUE COUNT(1) FROM c", ""},
+			{"SELECT VALUE c.id FROM c WHERE c.pk = 'b' ORDER BY c.id DESC", `"Documents":["b2","b"]`},
+			{"SELECT VALUE c.id FROM c WHERE 'b' = c.pk AND c.id != 'x' ORDER BY c.id", `"Documents":["b","b2"]`},
+			{"SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'b'", `"Documents":[2]`},
+			{"SELECT VALUE c.id FROM c WHERE c.pk = 'b' OR c.pk = 'a' ORDER BY c.id", ""},
+			{"SELECT VALUE c.id FROM c WHERE c.pk IN ('b') ORDER BY c.id", ""},
+			{"SELECT VALUE c.id FROM c WHERE c.pk > 'a' ORDER BY c.id", ""},
+		} {
+			resp, err := c.do(s.Endpoint(), "POST", itemsPath(), docQueryHeaders(map[string]string{cosmos.HeaderEnableCrossPartition: "true"}),
+				cosmos.QuerySpec{Query: tc.sql})
+			code, sub := statusOf(t, resp, err)
+			switch {
+			case tc.want == "" && (code != 400 || sub != subCrossPartitionQueryNotServable || !strings.Contains(string(resp.Body), "cross partition query can not be directly served by the gateway")):
+				t.Errorf("%d ranges, %s: %d/%d %s, want 400/1004", ranges, tc.sql, code, sub, resp.Body)
+			case tc.want != "" && (code != 200 || !strings.Contains(string(resp.Body), tc.want)):
+				t.Errorf("%d ranges, %s: %d %s, want %s", ranges, tc.sql, code, resp.Body, tc.want)
+			}
+		}
 	}
 }

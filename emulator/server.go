@@ -60,7 +60,11 @@ type Server struct {
 
 // endpoint is one listening port: the global endpoint or one region's.
 type endpoint struct {
-	region   int // -1 for the global endpoint
+	// region is the region the endpoint serves: -1 for the global endpoint, which
+	// answers as the write region, unless the account's one region is served on it
+	// (RegionConfig.GlobalEndpoint).
+	region   int
+	global   bool
 	name     string
 	url      string
 	listener *faultListener
@@ -198,13 +202,13 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	}
 	// Replica addresses carry the regional ports, so replicas exist once bound.
 	if err := s.prepareReplicas(); err != nil {
-		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
+		for _, ep := range s.endpoints() {
 			ep.listener.Close() // not serving yet, so Shutdown would not close it
 		}
 		s.Close()
 		return nil, fmt.Errorf("scenario: %v", err)
 	}
-	for _, ep := range append([]*endpoint{s.global}, s.regions...) {
+	for _, ep := range s.endpoints() {
 		s.wg.Add(1)
 		go func(ep *endpoint) {
 			defer s.wg.Done()
@@ -230,7 +234,7 @@ func (s *Server) listen() error {
 			}
 			return nil, &ListenError{What: what, Addr: net.JoinHostPort(s.cfg.Host, strconv.Itoa(port)), Err: err}
 		}
-		ep := &endpoint{region: region, name: name}
+		ep := &endpoint{region: region, global: region < 0, name: name}
 		// The global endpoint answers as the write region (a real account's global DNS
 		// name resolves to it), so a refuse fault on that region drops its requests too;
 		// but it keeps accepting connections, because it also serves the control API,
@@ -257,6 +261,14 @@ func (s *Server) listen() error {
 		return err
 	}
 	for i, r := range s.cfg.Regions {
+		if r.GlobalEndpoint {
+			// Microsoft's emulator has one region, whose endpoint is the global one
+			// (its account lists https://127.0.0.1:8081/ for it): requests there are
+			// that region's, replica addresses included.
+			s.global.region, s.global.name = i, r.Name
+			s.regions = append(s.regions, s.global)
+			continue
+		}
 		ep, err := bind(r.Port, i, r.Name)
 		if err != nil {
 			return err
@@ -277,12 +289,7 @@ func (s *Server) Close() error {
 		// is being served, every endpoint is closed outright instead.
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
-		var eps []*endpoint
-		for _, ep := range append([]*endpoint{s.global}, s.regions...) {
-			if ep != nil {
-				eps = append(eps, ep)
-			}
-		}
+		eps := s.endpoints()
 		var shut sync.WaitGroup
 		for _, ep := range eps {
 			shut.Add(1)
@@ -313,6 +320,21 @@ func (s *Server) Close() error {
 		err = s.closeDisk()
 	})
 	return err
+}
+
+// endpoints lists every endpoint once: the global one, then the regions' own (a region
+// served on the global endpoint has none).
+func (s *Server) endpoints() []*endpoint {
+	var eps []*endpoint
+	if s.global != nil {
+		eps = append(eps, s.global)
+	}
+	for _, ep := range s.regions {
+		if ep != nil && ep != s.global {
+			eps = append(eps, ep)
+		}
+	}
+	return eps
 }
 
 func (s *Server) closeDisk() error {
@@ -414,7 +436,7 @@ func (s *Server) Account() cosmos.Account {
 		EnableMultipleWriteLocations: s.cfg.MultiWrite,
 		UserReplicationPolicy:        cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
 		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
-		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: "Session"},
+		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: s.cfg.Consistency},
 		ReadPolicy:                   cosmos.ReadPolicy{PrimaryReadCoefficient: 1, SecondaryReadCoefficient: 1},
 		QueryEngineConfiguration:     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"sqlAllowGroupByClause":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlDisableOptimizationFlags":0,"sqlAllowTop":true,"enableSpatialIndexing":true}`,
 	}

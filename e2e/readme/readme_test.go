@@ -50,7 +50,7 @@ var readmeNotRun = map[string]string{
 	"go test -run='^$' -bench=":                                       "benchmarks measure the machine for seconds to minutes; the README's figures are their output",
 	"go build -o cosmosctl .":                                         "builds the binary this test runs: cosmosctlBinary builds it with go build",
 	"examples/rehearse-incident.sh":                                   "starts a standalone emulator on 8081 and the next three ports, which may be taken; e2e/runbook runs it on free ports with 2 s probes and checks its transcript",
-	"cosmosctl emulator --scenario examples/microsoft-emulator.toml":  "the scenario fixes ports 8081 and 8082, which may be taken, and the https endpoints are not rewritten as http://127.0.0.1:8081 is; e2e/tls runs the scenario on free ports and these commands against it with SSL_CERT_FILE",
+	"cosmosctl emulator --scenario examples/microsoft-emulator.toml":  "the scenario fixes port 8081, which may be taken, and the https endpoints are not rewritten as http://127.0.0.1:8081 is; e2e/tls runs the scenario on free ports and these commands against it with SSL_CERT_FILE",
 	"SSL_CERT_FILE=emulator.pem":                                      "against the https emulator of examples/microsoft-emulator.toml on 8081 (see above); e2e/tls runs status --wait, create and read with SSL_CERT_FILE",
 	"echo '{\"id\":\"1\",\"pk\":\"a\"}' | SSL_CERT_FILE=emulator.pem": "against the https emulator of examples/microsoft-emulator.toml on 8081 (see above); e2e/tls runs create with SSL_CERT_FILE",
 	"cosmosctl changes --from now --follow --state feed.json":         "follows the feed until Ctrl-C; TestChangesFollowUntilInterrupted runs it and interrupts it (exit 130, the position saved and named on stderr)",

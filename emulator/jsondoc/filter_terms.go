@@ -243,3 +243,59 @@ func (p *Program) OrderBy() []OrderItem {
 	}
 	return out
 }
+
+// PinnedValue is the value that every document the query can return has at path: the
+// constant of a top-level AND term "path = constant" of the WHERE clause (either side),
+// as JSON. The gateway serves a query that would need a client's pipeline across
+// partitions when such terms pin the whole partition key to one value; ok is false
+// when no such term pins path (or one compares it with undefined).
+func (p *Program) PinnedValue(path []string) (value []byte, ok bool) {
+	if p.q.Where == nil {
+		return nil, false
+	}
+	var found []byte
+	var walk func(x expr) bool
+	walk = func(x expr) bool {
+		switch t := x.(type) {
+		case *logicExpr:
+			if !t.and {
+				return false
+			}
+			return walk(t.l) || walk(t.r)
+		case *cmpExpr:
+			if t.op != "=" {
+				return false
+			}
+			dp, side := docPath(t.l), t.r
+			if dp == nil {
+				dp, side = docPath(t.r), t.l
+			}
+			if !samePath(dp, path) || !p.constant(side) {
+				return false
+			}
+			v := side.eval(&evalEnv{params: p.params})
+			if v == nil {
+				return false
+			}
+			found = v.AppendJSON(nil)
+			return true
+		}
+		return false
+	}
+	if !walk(p.q.Where.root) {
+		return nil, false
+	}
+	return found, true
+}
+
+func samePath(steps []PathStep, path []string) bool {
+	if len(steps) == 0 || len(steps) != len(path) {
+		return false
+	}
+	for i, s := range steps {
+		if s.IsIndex || s.Name != path[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -13,7 +13,7 @@
 //
 // The harness is in the package's tests alone (gosuite_test.go and beside it): it
 // shells out to the built cosmosctl and to the suite's test binary, and holds the fixed
-// ports 8081 and 8082 the suite hard-codes, one emulator at a time. What passes is
+// port 8081 the suite hard-codes, one emulator at a time. What passes is
 // checked against testdata/passing.txt, the recorded baseline: a test of the baseline
 // that fails is a regression and fails the run; a test that passes and is not in the
 // baseline is reported so that it can be added.

@@ -16,10 +16,10 @@ import (
 	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
-// The ports the suite hard-codes: the global endpoint (https://localhost:8081/, in
-// emulator_test.go) and the region the scenario puts on the next port, which the
-// account document advertises and the SDK then uses.
-var suitePorts = []int{8081, 8082}
+// The port the suite hard-codes: the global endpoint (https://localhost:8081/, in
+// emulator_test.go), on which the scenario also serves its one region, as Microsoft's
+// emulator does.
+var suitePorts = []int{8081}
 
 // endpoint is where the suite and the readiness probe reach the emulator, by the name
 // the suite uses.

@@ -45,7 +45,7 @@ func TestMicrosoftAzcosmosEmulatorSuite(t *testing.T) {
 	outDir := os.Getenv("COSMOSCTL_GOSUITE_OUT")
 	scenario := os.Getenv("COSMOSCTL_GOSUITE_SCENARIO")
 	if taken := portsTaken(); len(taken) > 0 {
-		t.Skipf("port(s) %v already taken by another process: Microsoft's azcosmos emulator tests hard-code https://localhost:8081/ and the emulator's region takes 8082, so the suite runs only with both free", taken)
+		t.Skipf("port %v already taken by another process: Microsoft's azcosmos emulator tests hard-code https://localhost:8081/, so the suite runs only with it free", taken)
 	}
 	bin := testkit.Binary(t)
 	testkit.Isolate(t)
