@@ -389,18 +389,17 @@ func TestAPrefixIsExportedOverTheRangesItSpans(t *testing.T) {
 	}
 }
 
-func TestAPrefixLongerThanTheKeyIsBadInput(t *testing.T) {
+func TestAPrefixLongerThanTheKeyOrNotJSONIsBadInput(t *testing.T) {
 	startPrefixAccount(t)
-	for _, args := range [][]string{
-		{"query", "SELECT * FROM c", "--pk", `["t1","u01","x"]`},
-		{"changes", "--pk", `["t1","u01","x"]`},
-		{"export", "--pk", `["t1","u01","x"]`},
-		{"export", "--pk", `["t1","u01","x"]`, "--source", "change-feed"},
-	} {
-		r := clitest.Run(t, "", args...)
-		want := `--pk ["t1","u01","x"] has 3 values but the container's partition key has 2 paths (/tenant, /user): give one value per path, or fewer for a prefix`
-		if r.Code != 2 || r.Out != "" || !strings.Contains(r.ErrOut, want) || strings.Count(strings.TrimSpace(r.ErrOut), "\n") != 0 {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, r.Code, r.Out, r.ErrOut)
+	tooLong := `--pk ["t1","u01","x"] has 3 values but the container's partition key has 2 paths (/tenant, /user): give one value per path, or fewer for a prefix of the hierarchical key`
+	notJSON := `a hierarchical key is a JSON array such as '["acme","user-7"]'`
+	for _, cmd := range [][]string{{"query", "SELECT * FROM c"}, {"changes"}, {"export"}, {"export", "--source", "change-feed"}} {
+		for pk, want := range map[string]string{`["t1","u01","x"]`: tooLong, `["t1",`: notJSON} {
+			args := append(slices.Clone(cmd), "--pk", pk)
+			r := clitest.Run(t, "", args...)
+			if r.Code != 2 || r.Out != "" || !strings.Contains(r.ErrOut, want) || strings.Count(strings.TrimSpace(r.ErrOut), "\n") != 0 {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, r.Code, r.Out, r.ErrOut)
+			}
 		}
 	}
 }
