@@ -74,8 +74,8 @@ command, still works for one release, with a warning.)
 What is read: with --query (and --param, --pk as for query) the items of that
 query, through the query pipeline; with --pk alone the items of that partition
 key (or of every key that starts with a prefix of a hierarchical key, --pk
-'["acme"]', read range by range as query reads a prefix); with neither, every item of the container ("SELECT * FROM c" across
-partitions). --source change-feed reads a snapshot of the change feed instead
+'["acme"]', read range by range as query reads a prefix); with neither, every
+item of the container ("SELECT * FROM c" across partitions). --source change-feed reads a snapshot of the change feed instead
 (every item, or those of --pk). Each page is a read of its own, as for query:
 the effective regions, --exclude and --region, attempt timeouts, hedging,
 failover, so that an export goes on when a region hangs, refuses or throttles.
