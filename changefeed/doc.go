@@ -5,6 +5,11 @@
 // after a 304 a range waits Options.PollDelay (on the injected clock) before it is
 // polled again, and after a 429 the service's retry-after.
 //
+// A prefix of a hierarchical partition key (Options.PartitionKeyPrefix) is read as the
+// JS SDK reads it: every range that holds any key of the prefix's effective partition key
+// range, each poll narrowed to the part of it the range holds (x-ms-start-epk,
+// x-ms-end-epk); the state records the prefix's range and each range's scope.
+//
 // Every poll is an engine operation (engine.OpChangeFeed) built from Options.Page, so it
 // is routed to the effective regions, retried, failed over and hedged like any read.
 //
@@ -16,7 +21,7 @@
 // after the batch's items were written, it makes a restarted reader resume where it
 // stopped, at least once: the only changes delivered twice are those read but not yet
 // saved. A State is bound to the account endpoint, database, container and partition
-// key it was read from; Open refuses another one.
+// key or prefix it was read from; Open refuses another one.
 //
 // It never reads flags or the environment and takes its clock from Options; files are
 // read and written only by LoadState and State.Save, with the paths the caller gives.

@@ -193,6 +193,20 @@ func (f *fakeBackend) splitLocked(id string) {
 	}
 }
 
+// splitAtLocked splits live range id at the effective partition key at.
+func (f *fakeBackend) splitAtLocked(id, at string) {
+	for i, r := range f.rs {
+		if r.id != id {
+			continue
+		}
+		a := frange{strconv.Itoa(f.nextID), r.min, at}
+		b := frange{strconv.Itoa(f.nextID + 1), at, r.max}
+		f.nextID += 2
+		f.rs = append(f.rs[:i], append([]frange{a, b}, f.rs[i+1:]...)...)
+		return
+	}
+}
+
 // mergeLocked merges live range id with the range after it (before it, for the last).
 func (f *fakeBackend) mergeLocked(id string) {
 	i := -1

@@ -97,6 +97,8 @@ func open(ctx context.Context, o Options, be backend) (*Feed, error) {
 		}
 	case o.PartitionKey != nil:
 		f.ranges = []*rangeState{{pk: o.PartitionKey}}
+	case o.PartitionKeyPrefix != nil:
+		f.ranges = prefixRanges(all, cosmos.PrefixRange(o.PartitionKeyPrefix))
 	default:
 		for _, r := range all {
 			f.ranges = append(f.ranges, &rangeState{id: r.ID, min: r.MinInclusive, max: r.MaxExclusive})
@@ -232,6 +234,11 @@ func (f *Feed) stateLocked(cut *rangeState, pos string) *State {
 	s := &State{Kind: stateKind, Version: stateVersion, Endpoint: f.endpoint, Database: f.o.Database, Container: f.o.Container}
 	if f.o.PartitionKey != nil {
 		s.PartitionKey = json.RawMessage(f.o.PartitionKey.JSON())
+	}
+	if f.o.PartitionKeyPrefix != nil {
+		s.PartitionKey = json.RawMessage(f.o.PartitionKeyPrefix.JSON())
+		span := cosmos.PrefixRange(f.o.PartitionKeyPrefix)
+		s.PrefixRange = &span
 	}
 	for _, rs := range f.ranges {
 		r := RangeState{ID: rs.id, Min: rs.min, Max: rs.max, Scoped: rs.scoped, Continuation: rs.delivered, StopAt: rs.stopAt}
@@ -448,6 +455,21 @@ func childrenOf(gone *rangeState, all []cosmos.PartitionKeyRange) ([]*rangeState
 		return nil, fmt.Errorf("the partition key ranges that replaced range %s do not cover [%s, %s)", gone.id, gone.min, gone.max)
 	}
 	return out, nil
+}
+
+// prefixRanges are the ranges of a feed of a hierarchical partition key prefix, span:
+// every range that holds any of its keys, scoped to the part of span it holds when it
+// reaches beyond span (its polls are narrowed to that part), as the JS SDK reads the
+// feed range of a prefix (ChangeFeedForEpkRange.fetchOverLappingFeedRanges with
+// extractOverlappingRanges). The scope is the range's own from then on: the state
+// records it, and a split or merge narrows the children to it (childrenOf).
+func prefixRanges(all []cosmos.PartitionKeyRange, span cosmos.EPKRange) []*rangeState {
+	var out []*rangeState
+	for _, r := range span.Overlapping(all) {
+		part, narrowed := span.Within(r)
+		out = append(out, &rangeState{id: r.ID, min: part.Min, max: part.Max, scoped: narrowed})
+	}
+	return out
 }
 
 func epkCompare(a, b string) int { return strings.Compare(strings.ToUpper(a), strings.ToUpper(b)) }

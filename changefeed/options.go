@@ -53,8 +53,16 @@ type Options struct {
 	// PartitionKey reads the changes of one logical partition; nil reads every partition
 	// key range.
 	PartitionKey cosmos.PartitionKey
-	From         StartFrom
-	Until        Until
+	// PartitionKeyPrefix reads the changes of the keys that start with a prefix of a
+	// hierarchical partition key (the first values of a MultiHash key, fewer than its
+	// paths), as the JS SDK reads a prefix (a ChangeFeedForEpkRange over
+	// getEPKRangeForPrefixPartitionKey): every range that holds any key of the prefix's
+	// effective partition key range (cosmos.PrefixRange), each poll narrowed to the part
+	// of that range its range holds. Telling a prefix from a whole key takes the
+	// container's definition: the caller's business. Not with PartitionKey.
+	PartitionKeyPrefix cosmos.PartitionKey
+	From               StartFrom
+	Until              Until
 	// State holds positions to resume from (LoadState); nil starts at From. A State of
 	// another account, database, container or partition key is refused.
 	State *State
@@ -106,6 +114,8 @@ func (o *Options) validate() error {
 		return inputErrorf("unknown start of the change feed (%d)", o.From.Kind)
 	case o.Until < Forever || o.Until > StartPoint:
 		return inputErrorf("unknown end of the change feed (%d)", o.Until)
+	case o.PartitionKey != nil && o.PartitionKeyPrefix != nil:
+		return inputErrorf("a change feed is read for a partition key or for a partition key prefix, not both")
 	}
 	if o.Parallelism == 0 {
 		o.Parallelism = DefaultParallelism

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/internal/statefile"
 )
 
@@ -30,8 +31,12 @@ type State struct {
 	Database     string          `json:"database"`
 	Container    string          `json:"container"`
 	PartitionKey json.RawMessage `json:"partition_key,omitempty"`
-	SavedAt      time.Time       `json:"saved_at"`
-	Ranges       []RangeState    `json:"ranges"`
+	// PrefixRange is set when PartitionKey is a prefix of a hierarchical key: the
+	// effective partition keys it covers (cosmos.PrefixRange), within which every range
+	// below lies, so that a resumed feed reads that prefix's changes only.
+	PrefixRange *cosmos.EPKRange `json:"partition_key_prefix_range,omitempty"`
+	SavedAt     time.Time        `json:"saved_at"`
+	Ranges      []RangeState     `json:"ranges"`
 
 	path string // the file LoadState read, for error messages
 }
@@ -119,11 +124,15 @@ func LoadState(path string) (*State, error) {
 	return &s, nil
 }
 
-// check refuses a state read from another account, container or partition key than o's.
+// check refuses a state read from another account, container, partition key or prefix
+// than o's, and one of a prefix whose ranges reach beyond the prefix's keys.
 func (s *State) check(endpoint string, o *Options) error {
-	pk := ""
-	if o.PartitionKey != nil {
+	pk, prefix := "", o.PartitionKeyPrefix != nil
+	switch {
+	case o.PartitionKey != nil:
 		pk = o.PartitionKey.JSON()
+	case prefix:
+		pk = o.PartitionKeyPrefix.JSON()
 	}
 	var b bytes.Buffer
 	spk := strings.TrimSpace(string(s.PartitionKey))
@@ -133,10 +142,23 @@ func (s *State) check(endpoint string, o *Options) error {
 	if spk == "null" {
 		spk = ""
 	}
-	mine := describe(endpoint, o.Database, o.Container, pk)
-	theirs := describe(s.Endpoint, s.Database, s.Container, spk)
-	if statefile.NormalizeEndpoint(s.Endpoint) != statefile.NormalizeEndpoint(endpoint) || s.Database != o.Database || s.Container != o.Container || !samePK(spk, pk) {
-		return &StateError{Path: s.path, Problem: fmt.Sprintf("is the change feed position of %s, not of %s: give another --state file for this container, or delete it to start again", theirs, mine)}
+	mine := describe(endpoint, o.Database, o.Container, pk, prefix)
+	theirs := describe(s.Endpoint, s.Database, s.Container, spk, s.PrefixRange != nil)
+	if statefile.NormalizeEndpoint(s.Endpoint) != statefile.NormalizeEndpoint(endpoint) || s.Database != o.Database || s.Container != o.Container ||
+		!samePK(spk, pk) || prefix != (s.PrefixRange != nil) {
+		return &StateError{Path: s.path, Problem: fmt.Sprintf("is the change feed position of %s, not of %s: give another --state file for this container and --pk, or delete it to start again", theirs, mine)}
+	}
+	if !prefix {
+		return nil
+	}
+	span := cosmos.PrefixRange(o.PartitionKeyPrefix)
+	if !strings.EqualFold(s.PrefixRange.Min, span.Min) || !strings.EqualFold(s.PrefixRange.Max, span.Max) {
+		return &StateError{Path: s.path, Problem: fmt.Sprintf("records the effective partition keys [%s, %s) for partition key prefix %s, which covers [%s, %s): it is damaged; delete it to start again", s.PrefixRange.Min, s.PrefixRange.Max, pk, span.Min, span.Max)}
+	}
+	for _, r := range s.Ranges {
+		if r.ID == "" || !span.Contains(cosmos.EPKRange{Min: r.Min, Max: r.Max}) {
+			return &StateError{Path: s.path, Problem: fmt.Sprintf("holds partition key range %q [%s, %s), which reaches beyond partition key prefix %s: it is damaged; delete it to start again", r.ID, r.Min, r.Max, pk)}
+		}
 	}
 	return nil
 }
@@ -154,9 +176,12 @@ func samePK(a, b string) bool {
 	return bytes.Equal(xa, ya)
 }
 
-func describe(endpoint, db, coll, pk string) string {
+func describe(endpoint, db, coll, pk string, prefix bool) string {
 	s := fmt.Sprintf("container %s/%s at %s", db, coll, endpoint)
-	if pk != "" {
+	switch {
+	case prefix:
+		s += " (partition key prefix " + pk + ")"
+	case pk != "":
 		s += " (partition key " + pk + ")"
 	}
 	return s

@@ -41,7 +41,10 @@ the effective regions, --exclude and --region, the attempt and end-to-end timeou
 
 Every partition key range is read at once (8 polls in flight, --parallelism),
 each from its own position; a range that splits is followed into its children.
-With --pk only that partition key's changes are read.
+With --pk only that partition key's changes are read; with a prefix of a
+hierarchical key (--pk '["acme"]' on /tenant,/user) those of every key that
+starts with it: each range that holds such keys is read, each poll narrowed to
+them (x-ms-start-epk, x-ms-end-epk), as the JS SDK reads a prefix.
 
 Where it starts (--from): beginning (default), now (only changes made after the
 command starts), or an RFC 3339 time (changes made at or after it, to the second).
@@ -68,8 +71,8 @@ stops (Ctrl-C included). The guarantee is at least once: a change is never
 lost, and the only changes printed again after a crash or kill -9 are those
 printed since the last save (about the last tenth of a second of output). With
 --max-items the saved position is exactly after the last change printed. The
-file belongs to one container (and --pk): another one's file is refused
-(exit 2).
+file belongs to one container (and --pk, a prefix with the ranges it spans):
+another one's file is refused (exit 2).
 
 A poll that fails (throttled, timed out, a region down) is retried after the
 service's retry-after or a back-off and reported on stderr; without --follow
@@ -103,7 +106,7 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	f.Lookup("diagnostics").Usage = "print every poll (range, status, changes, RU, duration, regions) on stderr, terminal or not"
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each poll, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.from, "from", "beginning", "where a first run starts: beginning, now, or an RFC 3339 time such as 2026-12-01T09:00:00Z")
-	f.StringVar(&o.pk, "pk", "", "read this partition key's changes only: a JSON value, a JSON array for a hierarchical key, or a plain string")
+	f.StringVar(&o.pk, "pk", "", "read this partition key's changes only: a JSON value, a JSON array for a hierarchical key or a prefix of one, or a plain string")
 	f.BoolVar(&o.follow, "follow", false, "keep polling for new changes until Ctrl-C, --duration or --until")
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long, e.g. 10m, exiting 0 with the position saved (default: no limit)")
 	f.StringVar(&o.until, "until", "", "stop at this time, RFC 3339 such as 2026-12-01T18:00:00Z, exiting 0 with the position saved")
@@ -215,8 +218,12 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
+	keys, err := resolveKeyScope(ctx, sess, o.pk, pk)
+	if err != nil {
+		return err
+	}
 	fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-		PartitionKey: pk, From: from, Until: changefeed.CaughtUp, State: state, PageSize: o.pageSize,
+		PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, From: from, Until: changefeed.CaughtUp, State: state, PageSize: o.pageSize,
 		Parallelism: o.parallelism, PollDelay: o.pollInterval, Page: page}
 	if o.follow {
 		fo.Until = changefeed.Forever

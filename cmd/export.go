@@ -73,8 +73,9 @@ command, still works for one release, with a warning.)
 
 What is read: with --query (and --param, --pk as for query) the items of that
 query, through the query pipeline; with --pk alone the items of that partition
-key; with neither, every item of the container ("SELECT * FROM c" across
-partitions). --source change-feed reads a snapshot of the change feed instead
+key (or of every key that starts with a prefix of a hierarchical key, --pk
+'["acme"]', read range by range as query reads a prefix); with neither, every
+item of the container ("SELECT * FROM c" across partitions). --source change-feed reads a snapshot of the change feed instead
 (every item, or those of --pk). Each page is a read of its own, as for query:
 the effective regions, --exclude and --region, attempt timeouts, hedging,
 failover, so that an export goes on when a region hangs, refuses or throttles.
@@ -154,7 +155,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
 	f.StringVar(&o.query, "query", "", "export the items of this SQL query (default: every item, "+exportWholeContainer+")")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --query, @name=VALUE, VALUE JSON or a plain string; repeatable")
-	f.StringVar(&o.pk, "pk", "", "export within this partition key only: a JSON value, a JSON array for a hierarchical key, or a plain string")
+	f.StringVar(&o.pk, "pk", "", "export within this partition key only: a JSON value, a JSON array for a hierarchical key or a prefix of one, or a plain string")
 	f.Lookup("output").Usage = "ndjson, one item a line: export's only format (--output FILE, the file before, is deprecated: --output-file)"
 	f.Lookup("jq").Usage = "write what this jq expression (gojq) makes of each item instead of the item, e.g. 'del(._rid)' or .id (strings raw)"
 	f.StringVar(&o.outputFile, "output-file", "", "write the NDJSON to this file (created, or emptied unless --state resumes it) instead of stdout")
@@ -374,13 +375,17 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		position = state.Position
 	}
 	var src export.Source
+	keys, err := resolveKeyScope(ctx, sess, o.pk, pk)
+	if err != nil {
+		return err
+	}
 	if o.source == export.SourceChangeFeed {
 		fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-			PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+			PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
 		src, err = export.NewFeedSource(ctx, fo, position)
 	} else {
 		qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-			Spec: spec, PartitionKey: pk, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+			Spec: spec, PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
 		src, err = export.NewQuerySource(ctx, qo, position)
 	}
 	if err != nil {

@@ -132,9 +132,8 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	if len(pk) > len(def.Paths) {
-		return usageErrorf("--pk %s has %d values but the container's partition key has %s (%s): give one value per path",
-			o.pk, len(pk), output.HumanCount(len(def.Paths), "path"), strings.Join(def.Paths, ", "))
+	if err := checkKeyLength(o.pk, pk, def); err != nil {
+		return err
 	}
 	ranges, _, err := sess.client.PartitionKeyRanges(ctx, db, coll, false, sess.settings.E2ETimeout)
 	if err != nil {
@@ -148,13 +147,13 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 		}
 	}
 	rep := locateReport{Database: db, Container: coll, PartitionKey: json.RawMessage(pk.JSON()),
-		PartitionKeyPaths: def.Paths, PartitionKeyKind: kind, Prefix: len(pk) < len(def.Paths),
+		PartitionKeyPaths: def.Paths, PartitionKeyKind: kind, Prefix: def.IsPrefix(pk),
 		EffectivePartitionKey: cosmos.EffectivePartitionKey(pk), ConnectionMode: "gateway", Ranges: []locateRange{}}
-	for _, r := range spannedRanges(rep.EffectivePartitionKey, rep.Prefix, ranges) {
+	for _, r := range spannedRanges(pk, rep.Prefix, ranges) {
 		rep.Ranges = append(rep.Ranges, locateRange{ID: r.ID, MinInclusive: r.MinInclusive, MaxExclusive: r.MaxExclusive})
 	}
 	if rep.Prefix {
-		end := rep.EffectivePartitionKey + "FF"
+		end := cosmos.PrefixRange(pk).Max
 		rep.EffectiveMax = &end
 	}
 	if len(rep.Ranges) == 0 {
@@ -180,23 +179,17 @@ func (o *locateOptions) run(ctx context.Context, io *IOStreams) error {
 	return printLocate(io, o.conn.noColor, rep)
 }
 
-// spannedRanges returns the range that holds epk, or for a prefix every range that
-// overlaps [epk, epk+"FF").
-func spannedRanges(epk string, prefix bool, ranges []cosmos.PartitionKeyRange) []cosmos.PartitionKeyRange {
+// spannedRanges returns the range that holds pk, or for a prefix every range that
+// overlaps the prefix's effective partition keys (cosmos.PrefixRange), as query,
+// changes and export read them.
+func spannedRanges(pk cosmos.PartitionKey, prefix bool, ranges []cosmos.PartitionKeyRange) []cosmos.PartitionKeyRange {
 	if !prefix {
-		if r, ok := cosmos.RangeFor(epk, ranges); ok {
+		if r, ok := cosmos.RangeFor(cosmos.EffectivePartitionKey(pk), ranges); ok {
 			return []cosmos.PartitionKeyRange{r}
 		}
 		return nil
 	}
-	end := epk + "FF"
-	var out []cosmos.PartitionKeyRange
-	for _, r := range ranges {
-		if r.MinInclusive < end && (r.MaxExclusive == "FF" || r.MaxExclusive > epk) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return cosmos.PrefixRange(pk).Overlapping(ranges)
 }
 
 // replicas fills in each range's replicas in every read region that is not excluded.

@@ -47,7 +47,10 @@ own, retried, failed over and hedged with the same strategies (adaptive included
 which learns query pages apart from point reads).
 
 With --pk the query runs within that partition key, where the service runs all
-of it. Without it the query runs across partitions: cosmosctl asks the gateway
+of it. A prefix of a hierarchical key (--pk '["acme"]' on /tenant,/user) is no
+partition key the service takes: the query runs as across partitions, on the
+ranges that hold the prefix's keys, each page narrowed to them (x-ms-start-epk,
+x-ms-end-epk), as the JS SDK reads a prefix. Without --pk the query runs across partitions: cosmosctl asks the gateway
 for the query plan and runs the rewritten query on each partition key range (4
 page requests at once, --parallelism), merging on the client as the SDKs do: ORDER BY
 (one or more paths) by a k-way merge, TOP and OFFSET … LIMIT after the merge,
@@ -98,6 +101,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 		Long:  queryLong,
 		Example: `  cosmosctl query "SELECT * FROM c WHERE c.status = 'stuck' ORDER BY c._ts DESC"
   cosmosctl query 'SELECT * FROM c WHERE c.tenant = @t' --param @t=acme --pk acme
+  cosmosctl query 'SELECT * FROM c ORDER BY c._ts DESC' --pk '["acme"]'   # a prefix of /tenant,/user
   cosmosctl query 'SELECT c.id, c.total FROM c WHERE c.total > @min' --param @min=100 --all -o ndjson | jq -r .id
   cosmosctl query 'SELECT VALUE COUNT(1) FROM c' --hedge-threshold 100ms --diagnostics
   cosmosctl query 'SELECT * FROM c ORDER BY c._ts DESC' --max-items 20 --continuation "$TOKEN"
@@ -114,7 +118,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	f.Lookup("output").Usage = "table, tsv, json or ndjson (one item a line, as pages arrive) ($COSMOSCTL_OUTPUT; default table)"
 	f.Lookup("diagnostics").Usage = "print every request (the plan, the range reads, each page) and the totals on stderr, terminal or not"
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
-	f.StringVar(&o.pk, "pk", "", "run within this partition key: a JSON value, a JSON array for a hierarchical key, or a plain string (default: across partitions)")
+	f.StringVar(&o.pk, "pk", "", "run within this partition key: a JSON value, a JSON array for a hierarchical key or a prefix of one, or a plain string (default: across partitions)")
 	f.StringArrayVar(&o.params, "param", nil, "a query parameter, @name=VALUE, VALUE JSON or a plain string; repeatable")
 	f.IntVar(&o.maxItems, "max-items", defaultQueryMaxItems, "stop after this many items and print the continuation to resume from")
 	f.BoolVar(&o.all, "all", false, "read every item (no --max-items limit)")
@@ -206,8 +210,12 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 	if err != nil {
 		return err
 	}
+	keys, err := resolveKeyScope(ctx, sess, o.pk, pk)
+	if err != nil {
+		return err
+	}
 	qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
-		Spec: spec, PartitionKey: pk, PageSize: o.pageSize, Continuation: o.continuation, Parallelism: o.parallelism, Page: page}
+		Spec: spec, PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Continuation: o.continuation, Parallelism: o.parallelism, Page: page}
 	if !o.all {
 		qo.MaxItems = o.maxItems
 		if !o.conn.flags.Changed("page-size") {
@@ -221,7 +229,7 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, errQueryTimeout)
 		defer cancel()
 	}
-	run := &queryRun{o: o, io: io, sess: sess, spec: spec, pk: pk, format: sess.settings.Output, start: time.Now(), firstItem: -1}
+	run := &queryRun{o: o, io: io, sess: sess, spec: spec, keys: keys, format: sess.settings.Output, start: time.Now(), firstItem: -1}
 	it, err := query.Run(ctx, qo)
 	if err != nil {
 		return queryError(err)
@@ -240,7 +248,7 @@ type queryRun struct {
 	io        *IOStreams
 	sess      *session
 	spec      cosmos.QuerySpec
-	pk        cosmos.PartitionKey
+	keys      keyScope
 	format    string
 	start     time.Time
 	firstItem time.Duration
@@ -305,8 +313,8 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		if obj.Pages == nil {
 			obj.Pages = []output.QueryPage{}
 		}
-		if r.pk != nil {
-			obj.PartitionKey = json.RawMessage(r.pk.JSON())
+		if k := r.keys.json(); k != "" {
+			obj.PartitionKey = json.RawMessage(k)
 		}
 		if token != "" {
 			obj.Continuation = &token
@@ -384,8 +392,8 @@ func queryError(err error) error {
 }
 
 func (r *queryRun) scope() string {
-	if r.pk != nil {
-		return "within partition key " + r.pk.JSON()
+	if r.keys.key != nil {
+		return r.keys.describe()
 	}
 	ranges := map[string]bool{}
 	for _, p := range r.pages {
@@ -393,7 +401,11 @@ func (r *queryRun) scope() string {
 			ranges[p.RangeID] = true
 		}
 	}
-	return fmt.Sprintf("across partitions (%s read)", output.HumanCount(len(ranges), "partition key range"))
+	read := output.HumanCount(len(ranges), "partition key range")
+	if r.keys.prefix != nil {
+		return fmt.Sprintf("%s, across partitions (%s read)", r.keys.describe(), read)
+	}
+	return fmt.Sprintf("across partitions (%s read)", read)
 }
 
 // hedging is the strategy as the first page's diagnostics describe it.

@@ -15,6 +15,12 @@
 // to the effective regions, retried, failed over and hedged like a point read, and
 // reported with its diagnostics through Iterator.Next.
 //
+// A prefix of a hierarchical partition key (Options.PartitionKeyPrefix) is no partition
+// key the service takes: such a query runs as across partitions, on the ranges that hold
+// any key of the prefix's effective partition key range, each page narrowed to the part
+// of that range its range holds (x-ms-start-epk, x-ms-end-epk), as the JS SDK reads a
+// feed range.
+//
 // A range that splits answers 410/1002; the pipeline re-reads the partition key ranges
 // and goes on from the children, each from the continuation the parent was at (the
 // service accepts a parent's continuation on its children), so that nothing is lost or

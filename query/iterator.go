@@ -155,8 +155,8 @@ func (it *Iterator) syncContext(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// setup asks for the plan (across partitions) and finds the ranges to read, or takes
-// them from the continuation token.
+// setup asks for the plan (across partitions, or within a partition key prefix) and
+// finds the ranges to read, or takes them from the continuation token.
 func (it *Iterator) setup(ctx context.Context) error {
 	it.spec = it.o.Spec
 	if it.o.PartitionKey == nil {
@@ -179,7 +179,11 @@ func (it *Iterator) setup(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			for _, r := range targetRanges(all, p.QueryRanges) {
+			targets := targetRanges(all, p.QueryRanges)
+			if it.o.PartitionKeyPrefix != nil {
+				targets = prefixRanges(targets, cosmos.PrefixRange(it.o.PartitionKeyPrefix))
+			}
+			for _, r := range targets {
 				it.ranges = append(it.ranges, &rangeState{r: r})
 			}
 		}

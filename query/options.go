@@ -18,6 +18,14 @@ type Options struct {
 	// PartitionKey runs the query within one logical partition, where the service runs
 	// all of it (no query plan); nil runs it across partitions.
 	PartitionKey cosmos.PartitionKey
+	// PartitionKeyPrefix runs the query across the partitions of a prefix of a
+	// hierarchical partition key (the first values of a MultiHash key, fewer than its
+	// paths): the prefix is no partition key to send, so the query runs as across
+	// partitions (the plan, the client-side merge), on the ranges that hold any key of
+	// the prefix's effective partition key range (cosmos.PrefixRange), each page
+	// narrowed to the part of that range its range holds. Telling a prefix from a whole
+	// key takes the container's definition: the caller's business. Not with PartitionKey.
+	PartitionKeyPrefix cosmos.PartitionKey
 	// PageSize is the x-ms-max-item-count of every page request and the most items one
 	// Next returns; 0 leaves the page size to the service (100).
 	PageSize int
@@ -115,6 +123,8 @@ func (o *Options) validate() error {
 		return inputErrorf("the maximum number of items must not be negative (0: all), not %d", o.MaxItems)
 	case o.Parallelism < 0:
 		return inputErrorf("the parallelism must be at least 1, not %d", o.Parallelism)
+	case o.PartitionKey != nil && o.PartitionKeyPrefix != nil:
+		return inputErrorf("a query runs within a partition key or within a partition key prefix, not both")
 	}
 	for _, p := range o.Spec.Parameters {
 		if !json.Valid(p.Value) {

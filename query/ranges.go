@@ -99,3 +99,23 @@ func merged(children []epkRange) bool {
 	}
 	return false
 }
+
+// prefixRanges narrows targets to the keys of a hierarchical partition key prefix,
+// span (cosmos.PrefixRange): the ranges that hold any of them, each scoped to the part
+// of span it holds when it reaches beyond span, so that its pages, narrowed by
+// x-ms-start-epk and x-ms-end-epk, hold the prefix's items only. A range that lies
+// inside span is read whole, as the JS SDK reads a feed range (changeFeedUtils.js
+// extractOverlappingRanges). The scope is the range's own from then on: a token carries
+// it, and a split or merge narrows the children to it (childrenOf).
+func prefixRanges(targets []epkRange, span cosmos.EPKRange) []epkRange {
+	var out []epkRange
+	for _, t := range targets {
+		pr := cosmos.PartitionKeyRange{ID: t.ID, MinInclusive: t.Min, MaxExclusive: t.Max}
+		if !span.Overlaps(pr) {
+			continue
+		}
+		part, narrowed := span.Within(pr)
+		out = append(out, epkRange{ID: t.ID, Min: part.Min, Max: part.Max, Scoped: t.Scoped || narrowed})
+	}
+	return out
+}

@@ -123,7 +123,7 @@ func decodeToken(s, fp string) (*token, error) {
 }
 
 // fingerprint identifies a query for its tokens: the container, the query text, its
-// parameters (values compared canonically) and the partition key.
+// parameters (values compared canonically) and the partition key or prefix.
 func fingerprint(o *Options) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%q\n%q\n%q\n", o.Database, o.Container, o.Spec.Query)
@@ -136,6 +136,9 @@ func fingerprint(o *Options) string {
 	}
 	if o.PartitionKey != nil {
 		fmt.Fprintf(h, "pk=%s\n", o.PartitionKey.JSON())
+	}
+	if o.PartitionKeyPrefix != nil {
+		fmt.Fprintf(h, "prefix=%s\n", o.PartitionKeyPrefix.JSON())
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

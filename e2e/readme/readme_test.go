@@ -96,6 +96,12 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	// The orders of tenant-1 the query examples wrote, one a line.
 	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
+	// A prefix of a hierarchical key: acme's items, in order, and globex's e9 (n 9, which
+	// would come first) not among them.
+	`cosmosctl query 'SELECT c.id, c.user FROM c ORDER BY c.n DESC' --container visits --pk '["acme"]'`: regexp.MustCompile(
+		`(?m)^id\s+user\s*\ne3\s+user-3\s*\ne2\s+user-2\s*\ne1\s+user-1\s*$`),
+	`cosmosctl query 'SELECT VALUE COUNT(1) FROM c' --container visits --pk '["acme"]' -o json --jq '.items[0]'`: regexp.MustCompile(`(?m)^3$`),
+	`cosmosctl changes --container visits --pk '["acme"]' --state acme.json | wc -l`:                             regexp.MustCompile(`(?m)^\s*3\s*$`),
 	"cosmosctl import mixed.ndjson":        regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
 	"cosmosctl emulator split 1":           regexp.MustCompile(`(?m)^split range 1 of app/items into 4 and 5\n`),
 	"cosmosctl emulator merge 2 3 -o json": regexp.MustCompile(`"retired": \[\s*"2",\s*"3"\s*\],\s*"created": \[\s*\{\s*"id": "6"`),
