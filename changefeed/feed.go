@@ -44,6 +44,10 @@ type rangeState struct {
 	// scoped: [min, max) is only part of range id (a range merged into it); its polls
 	// are narrowed to those keys by x-ms-start-epk and x-ms-end-epk.
 	scoped bool
+	// rmin and rmax are range id's own bounds when scoped and known (not kept in a
+	// state); merged is set on a range that replaced one merged into it.
+	rmin, rmax string
+	merged     bool
 	pk     cosmos.PartitionKey
 	since  time.Time
 	stopAt string
@@ -408,7 +412,7 @@ func (f *Feed) split(rs *rangeState, info PageInfo) (ok bool, wait time.Duration
 		}
 		rinfo.StatusCode = 410
 		rinfo.Note = fmt.Sprintf("partition key range %s split into %s: going on from its continuation", rs.id, strings.Join(ids, ", "))
-		if len(kids) == 1 && kids[0].scoped {
+		if len(kids) == 1 && kids[0].merged {
 			rinfo.Note = fmt.Sprintf("partition key range %s was merged into %s: going on there from its continuation, narrowed to its keys", rs.id, kids[0].id)
 		}
 		f.emit(event{b: &Batch{RangeID: rs.id, Info: rinfo}})
@@ -441,6 +445,16 @@ func childrenOf(gone *rangeState, all []cosmos.PartitionKeyRange) ([]*rangeState
 		if epkCompare(k.max, gone.max) > 0 {
 			k.max, k.scoped = gone.max, true
 		}
+		if k.scoped {
+			k.rmin, k.rmax = r.MinInclusive, r.MaxExclusive
+		}
+		// A range reaching beyond gone's own bounds (not merely beyond the keys it was
+		// narrowed to, as a prefix's range is) took gone's place by a merge.
+		lo, hi := gone.min, gone.max
+		if gone.rmax != "" {
+			lo, hi = gone.rmin, gone.rmax
+		}
+		k.merged = epkCompare(r.MinInclusive, lo) < 0 || epkCompare(r.MaxExclusive, hi) > 0
 		out = append(out, k)
 	}
 	if len(out) == 0 {
@@ -467,7 +481,11 @@ func prefixRanges(all []cosmos.PartitionKeyRange, span cosmos.EPKRange) []*range
 	var out []*rangeState
 	for _, r := range span.Overlapping(all) {
 		part, narrowed := span.Within(r)
-		out = append(out, &rangeState{id: r.ID, min: part.Min, max: part.Max, scoped: narrowed})
+		rs := &rangeState{id: r.ID, min: part.Min, max: part.Max, scoped: narrowed}
+		if narrowed {
+			rs.rmin, rs.rmax = r.MinInclusive, r.MaxExclusive
+		}
+		out = append(out, rs)
 	}
 	return out
 }

@@ -711,3 +711,26 @@ func TestAStateTooLargeForATokenIsNotResumable(t *testing.T) {
 		t.Fatalf("a small state is resumable: %d items, unresumable %q", len(got), it.Unresumable())
 	}
 }
+
+// A range narrowed to part of its keys (a prefix's) that splits is a split; one whose
+// replacement reaches beyond its own bounds was merged.
+func TestMergedTellsAMergeFromASplitOfANarrowedRange(t *testing.T) {
+	narrowed := epkRange{ID: "1", Min: "18", Max: "28", Scoped: true, RMin: "10", RMax: "30"}
+	split := []cosmos.PartitionKeyRange{{ID: "5", MinInclusive: "10", MaxExclusive: "20"}, {ID: "6", MinInclusive: "20", MaxExclusive: "30"}}
+	kids, err := childrenOf(narrowed, split)
+	if err != nil || len(kids) != 2 || merged(narrowed, kids) {
+		t.Fatalf("split of a narrowed range: %+v %v, merged %v", kids, err, merged(narrowed, kids))
+	}
+	outside := []cosmos.PartitionKeyRange{{ID: "5", MinInclusive: "10", MaxExclusive: "29"}, {ID: "6", MinInclusive: "29", MaxExclusive: "30"}}
+	if kids, err := childrenOf(narrowed, outside); err != nil || len(kids) != 1 || merged(narrowed, kids) {
+		t.Fatalf("a split outside the narrowed keys: %+v %v", kids, err)
+	}
+	merge := []cosmos.PartitionKeyRange{{ID: "7", MinInclusive: "", MaxExclusive: "40"}}
+	if kids, err := childrenOf(narrowed, merge); err != nil || len(kids) != 1 || !merged(narrowed, kids) || kids[0].RMin != "" || kids[0].RMax != "40" {
+		t.Fatalf("a merge: %+v %v", kids, err)
+	}
+	whole := epkRange{ID: "2", Min: "30", Max: "40"}
+	if kids, err := childrenOf(whole, merge); err != nil || !merged(whole, kids) || !kids[0].Scoped {
+		t.Fatalf("a merge of a whole range: %+v %v", kids, err)
+	}
+}

@@ -19,6 +19,18 @@ type epkRange struct {
 	Min    string `json:"min"`
 	Max    string `json:"max"`
 	Scoped bool   `json:"x,omitempty"`
+	// RMin and RMax are range ID's own bounds when Scoped (older tokens lack them): a
+	// range that replaced this one and reaches beyond them is a merge, not a split.
+	RMin string `json:"rn,omitempty"`
+	RMax string `json:"rx,omitempty"`
+}
+
+// bounds are the range's own bounds, as far as the pipeline knows them.
+func (r epkRange) bounds() (string, string) {
+	if r.RMax != "" {
+		return r.RMin, r.RMax
+	}
+	return r.Min, r.Max
 }
 
 func rangeOf(r cosmos.PartitionKeyRange) epkRange {
@@ -74,6 +86,9 @@ func childrenOf(gone epkRange, all []cosmos.PartitionKeyRange) ([]epkRange, erro
 		if epkCompare(child.Max, gone.Max) > 0 {
 			child.Max, child.Scoped = gone.Max, true
 		}
+		if child.Scoped {
+			child.RMin, child.RMax = r.Min, r.Max
+		}
 		out = append(out, child)
 	}
 	if len(out) == 0 {
@@ -90,10 +105,14 @@ func childrenOf(gone epkRange, all []cosmos.PartitionKeyRange) ([]epkRange, erro
 	return out, nil
 }
 
-// merged reports whether some child holds only part of its range: gone was merged.
-func merged(children []epkRange) bool {
+// merged reports whether gone was merged into a wider range rather than split: some
+// range that replaced it reaches beyond gone's own bounds (not merely beyond the keys
+// it was narrowed to, as a prefix's range is).
+func merged(gone epkRange, children []epkRange) bool {
+	lo, hi := gone.bounds()
 	for _, c := range children {
-		if c.Scoped {
+		clo, chi := c.bounds()
+		if epkCompare(clo, lo) < 0 || epkCompare(chi, hi) > 0 {
 			return true
 		}
 	}
@@ -115,7 +134,11 @@ func prefixRanges(targets []epkRange, span cosmos.EPKRange) []epkRange {
 			continue
 		}
 		part, narrowed := span.Within(pr)
-		out = append(out, epkRange{ID: t.ID, Min: part.Min, Max: part.Max, Scoped: t.Scoped || narrowed})
+		r := epkRange{ID: t.ID, Min: part.Min, Max: part.Max, Scoped: t.Scoped || narrowed}
+		if r.Scoped {
+			r.RMin, r.RMax = t.bounds()
+		}
+		out = append(out, r)
 	}
 	return out
 }

@@ -562,7 +562,7 @@ func (it *Iterator) split(ctx context.Context, r *rangeState, cont string) {
 		}
 		return
 	}
-	if merged(children) {
+	if merged(r.r, children) {
 		it.totals.Merges++
 	} else {
 		it.totals.Splits++
