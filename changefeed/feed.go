@@ -48,9 +48,9 @@ type rangeState struct {
 	// state); merged is set on a range that replaced one merged into it.
 	rmin, rmax string
 	merged     bool
-	pk     cosmos.PartitionKey
-	since  time.Time
-	stopAt string
+	pk         cosmos.PartitionKey
+	since      time.Time
+	stopAt     string
 	// polled is the continuation the range's next poll sends; only its goroutine uses it.
 	polled string
 	// delivered is the position every batch Next returned covers (guarded by Feed.mu).
