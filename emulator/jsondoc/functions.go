@@ -61,6 +61,11 @@ var functions = map[string]*function{
 	"REPLACE":    {3, 3, fnReplace},
 	"TOSTRING":   {1, 1, fnToString},
 
+	// full-text search (filters only; FullTextScore and RRF ranking are not modelled)
+	"FULLTEXTCONTAINS":    {2, 2, fullText(true)},
+	"FULLTEXTCONTAINSALL": {2, -1, fullText(true)},
+	"FULLTEXTCONTAINSANY": {2, -1, fullText(false)},
+
 	// arrays
 	"ARRAY_CONTAINS": {2, 3, fnArrayContains},
 	"ARRAY_LENGTH":   {1, 1, fnArrayLength},
@@ -329,4 +334,54 @@ func numberMap(ints func(int64) int64, floats func(float64) float64) func(a args
 		}
 		return floatValue(floats(numberFloat(v.Num)))
 	}
+}
+
+// fullText is FullTextContains (one phrase), FullTextContainsAll (all: every phrase) and
+// FullTextContainsAny (any phrase): whether the text at the path holds each phrase
+// (learn.microsoft.com/azure/cosmos-db/nosql/query/fulltextcontains: "whether the keyword
+// string expression is contained in a specified property path"). The service's
+// tokenizer, stemming and stop words per the full-text policy's language are not
+// documented; the emulator matches a phrase as the same words, consecutive, compared
+// without case, a word being a run of letters and digits (README, emulator fidelity).
+func fullText(all bool) func(a args) *Value {
+	return func(a args) *Value {
+		text, ok := str(a.get(0))
+		if !ok {
+			return nil
+		}
+		words := fullTextWords(text)
+		for i := 1; i < a.n; i++ {
+			phrase, ok := str(a.get(i))
+			if !ok {
+				return nil
+			}
+			if hasPhrase(words, fullTextWords(phrase)) != all {
+				return boolResult(!all)
+			}
+		}
+		return boolResult(all)
+	}
+}
+
+func fullTextWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func hasPhrase(words, phrase []string) bool {
+	if len(phrase) == 0 {
+		return false
+	}
+	for i := 0; i+len(phrase) <= len(words); i++ {
+		match := true
+		for j, w := range phrase {
+			if words[i+j] != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
 }

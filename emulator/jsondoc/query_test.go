@@ -339,3 +339,40 @@ func TestParseObjectFieldsKeepsOnlyTheFields(t *testing.T) {
 		t.Error("a truncated object parsed")
 	}
 }
+
+func TestFullTextContains(t *testing.T) {
+	doc := `{"title":"Azure Cosmos DB Full Text Search","d":"Learn about full-text search, searching fast.","n":7}`
+	tests := []struct{ expr, want string }{
+		{"FullTextContains(c.title, 'search')", "true"},
+		{"FullTextContains(c.title, 'SEARCH')", "true"},
+		{"FullTextContains(c.title, 'full text')", "true"},
+		{"FullTextContains(c.title, 'text full')", "false"},
+		{"FullTextContains(c.title, 'sear')", "false"},
+		{"FullTextContains(c.d, 'full text search')", "true"},
+		{"FullTextContains(c.d, 'searching')", "true"},
+		{"FullTextContains(c.missing, 'search')", "undefined"},
+		{"FullTextContains(c.n, '7')", "undefined"},
+		{"FullTextContains(c.title, '')", "false"},
+		{"FullTextContainsAll(c.title, 'azure', 'search')", "true"},
+		{"FullTextContainsAll(c.title, 'azure', 'mongo')", "false"},
+		{"FullTextContainsAny(c.title, 'mongo', 'cosmos db')", "true"},
+		{"FullTextContainsAny(c.title, 'mongo', 'postgres')", "false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			got := runQuery(t, "SELECT VALUE "+tt.expr+" FROM c", nil, []string{doc})
+			want := "[" + tt.want + "]"
+			if tt.want == "undefined" {
+				want = "[]"
+			}
+			if got != want {
+				t.Errorf("%s = %s, want %s", tt.expr, got, want)
+			}
+		})
+	}
+	got := runQuery(t, `SELECT VALUE c.id FROM c WHERE FullTextContains(c.title, "search") OR FullTextContains(c.description, "search")`, nil,
+		[]string{`{"id":"1","title":"Azure Cosmos DB Full Text Search"}`, `{"id":"2","title":"Not related","description":"An unrelated item"}`})
+	if got != `["1"]` {
+		t.Errorf("the azcosmos full-text query gave %s, want [\"1\"]", got)
+	}
+}
