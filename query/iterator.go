@@ -166,6 +166,10 @@ func (it *Iterator) setup(ctx context.Context) error {
 			return err
 		}
 		if it.shape, err = shapeOf(p); err != nil {
+			var ue *UnsupportedError
+			if errors.As(err, &ue) && it.o.PartitionKeyPrefix != nil {
+				ue.Prefix = true
+			}
 			return err
 		}
 		it.spec.Query = perRangeQuery(p, it.o.Spec.Query)

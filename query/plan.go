@@ -66,9 +66,15 @@ type queryRange struct {
 // against one partition key (--pk), where the service runs everything itself.
 type UnsupportedError struct {
 	Feature string
+	// Prefix: the query was given a hierarchical partition key prefix, whose keys
+	// span partitions; the whole key runs it in one.
+	Prefix bool
 }
 
 func (e *UnsupportedError) Error() string {
+	if e.Prefix {
+		return fmt.Sprintf("the query needs %s across the partitions a partition key prefix spans, which cosmosctl does not support; give the whole partition key (--pk with a value for every path) to run it within one partition, where the service runs it whole", e.Feature)
+	}
 	return fmt.Sprintf("the query needs %s across partitions, which cosmosctl does not support; give a partition key (--pk) to run it within one partition, where the service runs it whole", e.Feature)
 }
 

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -239,4 +240,18 @@ func TestPrefixTokensAndOptionsAreChecked(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// A plan feature the pipeline does not run across partitions is refused for a prefix
+// too, and the error says the whole key runs it, not "give --pk": a prefix was given.
+func TestAPrefixQueryNeedingAnUnsupportedFeatureNamesTheWholeKey(t *testing.T) {
+	f, prefix, _ := prefixFake(allCases()[0], 1, nil)
+	f.planJSON = `{"queryInfo":{},"hybridSearchQueryInfo":{"globalStatisticsQuery":"…"},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]}`
+	it := mustStart(t, f, Options{PartitionKeyPrefix: prefix})
+	defer it.Close()
+	_, _, err := it.Next(context.Background())
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || !ue.Prefix || !bytes.Contains([]byte(err.Error()), []byte("whole partition key")) {
+		t.Fatalf("err = %v, want the unsupported feature with the whole key as the way out", err)
+	}
 }
