@@ -316,6 +316,7 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		if k := r.keys.json(); k != "" {
 			obj.PartitionKey = json.RawMessage(k)
 		}
+		obj.PartitionKeyPrefix = r.keys.prefix != nil
 		if token != "" {
 			obj.Continuation = &token
 		}

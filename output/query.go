@@ -20,8 +20,11 @@ type QueryObject struct {
 	Query      string                  `json:"query"`
 	Parameters []cosmos.QueryParameter `json:"parameters"`
 	// PartitionKey is the --pk the query ran within; null across partitions.
-	PartitionKey json.RawMessage   `json:"partition_key"`
-	Items        []json.RawMessage `json:"items"`
+	// PartitionKeyPrefix says it is a prefix of a hierarchical key: the query ran over
+	// the partitions its keys span.
+	PartitionKey       json.RawMessage   `json:"partition_key"`
+	PartitionKeyPrefix bool              `json:"partition_key_prefix"`
+	Items              []json.RawMessage `json:"items"`
 	// Complete says the query has no more results. Continuation resumes it after Items
 	// (--continuation); null when it is complete, or when Unresumable says why it
 	// cannot be resumed.

@@ -149,6 +149,7 @@ func ndjsonItems(t *testing.T, out string) []json.RawMessage {
 
 type queryJSON struct {
 	PartitionKey json.RawMessage   `json:"partition_key"`
+	Prefix       bool              `json:"partition_key_prefix"`
 	Items        []json.RawMessage `json:"items"`
 	Complete     bool              `json:"complete"`
 	Continuation *string           `json:"continuation"`
@@ -230,8 +231,8 @@ func TestAPrefixIsQueriedOverTheRangesItSpans(t *testing.T) {
 	if got := idsIn(t, q.Items); !sameSet(got, mine) {
 		t.Fatalf("SELECT c.id: %v, want t1's %v", got, mine)
 	}
-	if compactRaw(q.PartitionKey) != `["t1"]` {
-		t.Errorf("partition_key %s", q.PartitionKey)
+	if compactRaw(q.PartitionKey) != `["t1"]` || !q.Prefix {
+		t.Errorf("partition_key %s, partition_key_prefix %v: want [\"t1\"], a prefix", q.PartitionKey, q.Prefix)
 	}
 	a.pagesWentTo(t, q)
 
