@@ -77,14 +77,6 @@ func send(t *testing.T, srv *emulator.Server, method, path string, header map[st
 	return resp
 }
 
-func run(t *testing.T, args ...string) string {
-	t.Helper()
-	r := clitest.Run(t, "", args...)
-	if r.Code != 0 {
-		t.Fatalf("%s: exit %d\nstdout %s\nstderr %s", strings.Join(args, " "), r.Code, r.Out, r.ErrOut)
-	}
-	return r.Out
-}
 
 type queryJSON struct {
 	Items    []json.RawMessage `json:"items"`
@@ -94,7 +86,7 @@ type queryJSON struct {
 func query(t *testing.T, args ...string) queryJSON {
 	t.Helper()
 	var q queryJSON
-	out := run(t, append([]string{"query", "-o", "json"}, args...)...)
+	out := clitest.MustRun(t, append([]string{"query", "-o", "json"}, args...)...)
 	if err := json.Unmarshal([]byte(out), &q); err != nil {
 		t.Fatalf("query -o json printed %q: %v", out, err)
 	}
@@ -105,18 +97,7 @@ func query(t *testing.T, args ...string) queryJSON {
 func ndjsonIDs(t *testing.T, out string) map[string]int {
 	t.Helper()
 	seen := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var d struct {
-			ID string `json:"id"`
-		}
-		if err := json.Unmarshal([]byte(line), &d); err != nil || d.ID == "" {
-			t.Fatalf("not an item line: %q (%v)", line, err)
-		}
-		seen[d.ID]++
-	}
+	clitest.ItemIDs(t, out, seen)
 	return seen
 }
 
@@ -170,8 +151,8 @@ func TestDataCommandsReadEveryRangeOfAPagedFeed(t *testing.T) {
 	})
 	t.Run("changes reads every range", func(t *testing.T) {
 		state := filepath.Join(t.TempDir(), "changes.state")
-		wantEveryItemOnce(t, "changes --state", ndjsonIDs(t, run(t, "changes", "--state", state)))
-		if out := run(t, "changes", "--state", state); out != "" {
+		wantEveryItemOnce(t, "changes --state", ndjsonIDs(t, clitest.MustRun(t, "changes", "--state", state)))
+		if out := clitest.MustRun(t, "changes", "--state", state); out != "" {
 			t.Errorf("a second run from the saved state printed %q, want nothing", out)
 		}
 	})
@@ -179,7 +160,7 @@ func TestDataCommandsReadEveryRangeOfAPagedFeed(t *testing.T) {
 		t.Run("export from the "+source+" reads every range", func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "items.ndjson")
-			run(t, "export", "--source", source, "--output-file", out, "--state", filepath.Join(dir, "state"))
+			clitest.MustRun(t, "export", "--source", source, "--output-file", out, "--state", filepath.Join(dir, "state"))
 			b, _ := os.ReadFile(out)
 			wantEveryItemOnce(t, "export --source "+source, ndjsonIDs(t, string(b)))
 		})
@@ -191,7 +172,7 @@ func TestDataCommandsReadEveryRangeOfAPagedFeed(t *testing.T) {
 					ID string `json:"id"`
 				} `json:"ranges"`
 			}
-			out := run(t, "locate", "--pk", pk, "-o", "json")
+			out := clitest.MustRun(t, "locate", "--pk", pk, "-o", "json")
 			if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Ranges) != 1 || rep.Ranges[0].ID != rangeOf[pk] {
 				t.Errorf("locate --pk %s: %s, want range %s", pk, out, rangeOf[pk])
 			}
@@ -201,7 +182,7 @@ func TestDataCommandsReadEveryRangeOfAPagedFeed(t *testing.T) {
 		var c struct {
 			Ranges *int `json:"partition_key_ranges"`
 		}
-		out := run(t, "container", "show", "items", "-o", "json")
+		out := clitest.MustRun(t, "container", "show", "items", "-o", "json")
 		if err := json.Unmarshal([]byte(out), &c); err != nil || c.Ranges == nil || *c.Ranges != ranges {
 			t.Errorf("container show: %s, want %d ranges", out, ranges)
 		}
@@ -230,7 +211,7 @@ func TestResourceCommandsListEveryPage(t *testing.T) {
 		ID         string `json:"id"`
 		Throughput *tp    `json:"throughput"`
 	}
-	out := run(t, "db", "ls", "-o", "json")
+	out := clitest.MustRun(t, "db", "ls", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &dbs); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +230,7 @@ func TestResourceCommandsListEveryPage(t *testing.T) {
 	var colls []struct {
 		ID string `json:"id"`
 	}
-	out = run(t, "container", "ls", "-o", "json")
+	out = clitest.MustRun(t, "container", "ls", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &colls); err != nil {
 		t.Fatal(err)
 	}
@@ -263,11 +244,11 @@ func TestResourceCommandsListEveryPage(t *testing.T) {
 
 	for i := 1; i <= 3; i++ {
 		var th tp
-		out = run(t, "throughput", "show", fmt.Sprintf("c%d", i), "-o", "json")
+		out = clitest.MustRun(t, "throughput", "show", fmt.Sprintf("c%d", i), "-o", "json")
 		if err := json.Unmarshal([]byte(out), &th); err != nil || th.Mode != "manual" || th.RU == nil || *th.RU != 500*i {
 			t.Errorf("throughput show c%d: %s, want manual %d RU/s", i, out, 500*i)
 		}
-		out = run(t, "throughput", "show", fmt.Sprintf("d%d", i), "--level", "database", "-o", "json")
+		out = clitest.MustRun(t, "throughput", "show", fmt.Sprintf("d%d", i), "--level", "database", "-o", "json")
 		if err := json.Unmarshal([]byte(out), &th); err != nil || th.Mode != "manual" || th.RU == nil || *th.RU != 400*i {
 			t.Errorf("throughput show d%d --level database: %s, want manual %d RU/s", i, out, 400*i)
 		}

@@ -120,14 +120,6 @@ func (w *writer) finish(t *testing.T) []string {
 	return append([]string(nil), w.acked...)
 }
 
-func run(t *testing.T, args ...string) string {
-	t.Helper()
-	r := clitest.Run(t, "", args...)
-	if r.Code != 0 {
-		t.Fatalf("%s: exit %d\nstdout %s\nstderr %s", strings.Join(args, " "), r.Code, r.Out, r.ErrOut)
-	}
-	return r.Out
-}
 
 type queryJSON struct {
 	Items        []json.RawMessage `json:"items"`
@@ -142,7 +134,7 @@ type queryJSON struct {
 func query(t *testing.T, args ...string) queryJSON {
 	t.Helper()
 	var q queryJSON
-	out := run(t, append([]string{"query", "-o", "json", "--page-size", "7"}, args...)...)
+	out := clitest.MustRun(t, append([]string{"query", "-o", "json", "--page-size", "7"}, args...)...)
 	if err := json.Unmarshal([]byte(out), &q); err != nil {
 		t.Fatalf("query -o json printed %q: %v", out, err)
 	}
@@ -181,18 +173,7 @@ func (c *chain) step(t *testing.T) {
 
 func ndjsonIDs(t *testing.T, out string, seen map[string]int) {
 	t.Helper()
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var d struct {
-			ID string `json:"id"`
-		}
-		if err := json.Unmarshal([]byte(line), &d); err != nil || d.ID == "" {
-			t.Fatalf("not an item line: %q (%v)", line, err)
-		}
-		seen[d.ID]++
-	}
+	clitest.ItemIDs(t, out, seen)
 }
 
 func seedIDs() []string {
@@ -308,7 +289,7 @@ func TestCommandsGiveExactAnswersAcrossALiveSplitAndMerge(t *testing.T) {
 	ordered.step(t)
 	changesState := filepath.Join(dir, "changes.state")
 	changed := map[string]int{}
-	ndjsonIDs(t, run(t, "changes", "--state", changesState, "--max-items", "90", "--page-size", "10"), changed)
+	ndjsonIDs(t, clitest.MustRun(t, "changes", "--state", changesState, "--max-items", "90", "--page-size", "10"), changed)
 	exportOut, exportState := filepath.Join(dir, "export.ndjson"), filepath.Join(dir, "export.state")
 	exportArgs := []string{"export", "--query", "SELECT * FROM c WHERE c.kind = 'seed'", "--page-size", "5", "--strip-system",
 		"--state", exportState, "--output-file", exportOut}
@@ -323,7 +304,7 @@ func TestCommandsGiveExactAnswersAcrossALiveSplitAndMerge(t *testing.T) {
 	w.waitFor(t, w.count()+20)
 	plain.step(t)
 	ordered.step(t)
-	ndjsonIDs(t, run(t, "changes", "--state", changesState, "--max-items", "90", "--page-size", "10"), changed)
+	ndjsonIDs(t, clitest.MustRun(t, "changes", "--state", changesState, "--max-items", "90", "--page-size", "10"), changed)
 
 	// A merge of the split's second child with the range after it, and of the first two
 	// ranges, while the writes go on.
@@ -371,16 +352,16 @@ func TestCommandsGiveExactAnswersAcrossALiveSplitAndMerge(t *testing.T) {
 		}
 	})
 	t.Run("changes resumed from its state", func(t *testing.T) {
-		ndjsonIDs(t, run(t, "changes", "--state", changesState, "--page-size", "10"), changed)
+		ndjsonIDs(t, clitest.MustRun(t, "changes", "--state", changesState, "--page-size", "10"), changed)
 		if p := exactlyOnce(changed, append(seedIDs(), acked...)); p != "" {
 			t.Errorf("changes not exactly once over its runs: %s", p)
 		}
-		if out := run(t, "changes", "--state", changesState); out != "" {
+		if out := clitest.MustRun(t, "changes", "--state", changesState); out != "" {
 			t.Errorf("a run from the caught-up state printed %q, want nothing", out)
 		}
 	})
 	t.Run("export resumed from its state", func(t *testing.T) {
-		run(t, exportArgs...)
+		clitest.MustRun(t, exportArgs...)
 		b, _ := os.ReadFile(exportOut)
 		seen := map[string]int{}
 		ndjsonIDs(t, string(b), seen)
@@ -401,7 +382,7 @@ func TestCommandsGiveExactAnswersAcrossALiveSplitAndMerge(t *testing.T) {
 					ID string `json:"id"`
 				} `json:"ranges"`
 			}
-			out := run(t, "locate", "--pk", pk, "-o", "json")
+			out := clitest.MustRun(t, "locate", "--pk", pk, "-o", "json")
 			if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Ranges) != 1 || rep.Ranges[0].ID != resp.Header.Get(cosmos.HeaderPartitionKeyRangeID) {
 				t.Errorf("locate --pk %s: %s, want range %s", pk, out, resp.Header.Get(cosmos.HeaderPartitionKeyRangeID))
 			}
@@ -411,7 +392,7 @@ func TestCommandsGiveExactAnswersAcrossALiveSplitAndMerge(t *testing.T) {
 		var c struct {
 			Ranges *int `json:"partition_key_ranges"`
 		}
-		out := run(t, "container", "show", "items", "-o", "json")
+		out := clitest.MustRun(t, "container", "show", "items", "-o", "json")
 		if err := json.Unmarshal([]byte(out), &c); err != nil || c.Ranges == nil || *c.Ranges != len(after) || len(after) != 3 {
 			t.Errorf("container show: %s; the emulator has %d ranges (4, one split, two merges: 3)", out, len(after))
 		}

@@ -4,6 +4,7 @@ package clitest
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -30,4 +31,33 @@ func Run(t *testing.T, stdin string, args ...string) Result {
 func IO() (*cmd.IOStreams, *testkit.Buffer, *testkit.Buffer) {
 	out, errOut := &testkit.Buffer{}, &testkit.Buffer{}
 	return &cmd.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, out, errOut
+}
+
+// MustRun runs one invocation in-process without stdin and returns its stdout; any exit
+// code but 0 fails the test with both streams.
+func MustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := Run(t, "", args...)
+	if r.Code != 0 {
+		t.Fatalf("%s: exit %d\nstdout %s\nstderr %s", strings.Join(args, " "), r.Code, r.Out, r.ErrOut)
+	}
+	return r.Out
+}
+
+// ItemIDs counts the "id" of every line of NDJSON output into seen; a line that is not
+// an item with an id fails the test.
+func ItemIDs(t *testing.T, out string, seen map[string]int) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var d struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil || d.ID == "" {
+			t.Fatalf("not an item line: %q (%v)", line, err)
+		}
+		seen[d.ID]++
+	}
 }
