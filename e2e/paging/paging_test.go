@@ -77,7 +77,6 @@ func send(t *testing.T, srv *emulator.Server, method, path string, header map[st
 	return resp
 }
 
-
 type queryJSON struct {
 	Items    []json.RawMessage `json:"items"`
 	Complete bool              `json:"complete"`

@@ -120,7 +120,6 @@ func (w *writer) finish(t *testing.T) []string {
 	return append([]string(nil), w.acked...)
 }
 
-
 type queryJSON struct {
 	Items        []json.RawMessage `json:"items"`
 	Complete     bool              `json:"complete"`
