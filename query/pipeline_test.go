@@ -307,6 +307,16 @@ func TestSplitsMidQueryLoseAndRepeatNothing(t *testing.T) {
 // A token issued before a range split resumes on its children: the parent's
 // continuation, and what of its page was already returned, carry over.
 func TestResumeAfterASplitBetweenRuns(t *testing.T) {
+	resumeAcrossReshapes(t, func(f *fakeBackend, rng *rand.Rand, run int) {
+		f.splitLocked(f.rs[rng.Intn(len(f.rs))].id)
+	})
+}
+
+// resumeAcrossReshapes runs every case's query in runs of a few items, each resumed
+// from the last one's token, calling reshape (with the fake locked) between runs: the
+// runs together return the whole result once.
+func resumeAcrossReshapes(t *testing.T, reshape func(f *fakeBackend, rng *rand.Rand, run int)) {
+	t.Helper()
 	for _, c := range allCases() {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sc := range scenarios(10) {
@@ -321,7 +331,7 @@ func TestResumeAfterASplitBetweenRuns(t *testing.T) {
 						break
 					}
 					f.mu.Lock()
-					f.splitLocked(f.rs[rng.Intn(len(f.rs))].id)
+					reshape(f, rng, runs)
 					f.mu.Unlock()
 				}
 				checkResult(t, c, sc.docs, all)
@@ -355,31 +365,13 @@ func TestMergesMidQueryLoseAndRepeatNothing(t *testing.T) {
 // A token issued before ranges merged resumes in the merged range, narrowed to each
 // old range's keys; merges and splits between runs.
 func TestResumeAfterAMergeBetweenRuns(t *testing.T) {
-	for _, c := range allCases() {
-		t.Run(c.name, func(t *testing.T) {
-			for _, sc := range scenarios(10) {
-				f := fakeFor(c, sc.seed, sc.nranges, sc.docs)
-				rng := rand.New(rand.NewSource(sc.seed))
-				var all []json.RawMessage
-				tok := ""
-				for runs := 0; ; runs++ {
-					got, it := runAll(t, f, Options{PageSize: sc.pageSize, Parallelism: sc.par, MaxItems: 1 + rng.Intn(9), Continuation: tok})
-					all = append(all, got...)
-					if tok = it.Continuation(); tok == "" {
-						break
-					}
-					f.mu.Lock()
-					if runs%3 == 2 {
-						f.splitLocked(f.rs[rng.Intn(len(f.rs))].id)
-					} else {
-						f.mergeNeighbourLocked(f.rs[rng.Intn(len(f.rs))].id)
-					}
-					f.mu.Unlock()
-				}
-				checkResult(t, c, sc.docs, all)
-			}
-		})
-	}
+	resumeAcrossReshapes(t, func(f *fakeBackend, rng *rand.Rand, run int) {
+		if run%3 == 2 {
+			f.splitLocked(f.rs[rng.Intn(len(f.rs))].id)
+		} else {
+			f.mergeNeighbourLocked(f.rs[rng.Intn(len(f.rs))].id)
+		}
+	})
 }
 
 // After a merge, the old ranges' pages go to the merged range with the old ranges' keys
