@@ -32,17 +32,17 @@ type emulatorOptions struct {
 	MaxStalenessPrefix int64
 	MaxInterval        int
 	Ranges             int
-	FeedPageSize   int
-	Database       string
-	Container      string
-	PartitionKey   []string
-	Scenario       string
-	DataDir        string
-	KeyFile        string
-	InsecureKey    bool
-	AADTokenFile   string
-	Seed           uint64
-	Latency        string
+	FeedPageSize       int
+	Database           string
+	Container          string
+	PartitionKey       []string
+	Scenario           string
+	DataDir            string
+	KeyFile            string
+	InsecureKey        bool
+	AADTokenFile       string
+	Seed               uint64
+	Latency            string
 	// Output is the format, once settled: table or json.
 	Output string
 	format formatFlags
@@ -273,7 +273,7 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	if pick("replication-lag", cfg.ReplicationLag != 0) {
 		cfg.ReplicationLag = faults.Duration(o.ReplicationLag)
 	}
-	if pick("consistency", cfg.Consistency != "") {
+	if o.set("consistency") || cfg.Consistency == "" && o.Consistency != "" {
 		level, err := emulator.ParseConsistency(o.Consistency)
 		if err != nil {
 			return cfg, &UsageError{Err: fmt.Errorf("--%v", err)}
