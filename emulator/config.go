@@ -284,25 +284,10 @@ func partitionKeyDefinition(paths []string) (cosmos.PartitionKeyDefinition, erro
 	return def, nil
 }
 
-// consistencyLevels are the default consistency levels an account may have, by their
-// lower-case names, as GET / spells them, and by the short names of the
-// --consistency flag.
-var consistencyLevels = map[string]string{
-	"strong": levelStrong, "boundedstaleness": levelBounded, "bounded": levelBounded,
-	"session": levelSession, "consistentprefix": levelPrefix, "prefix": levelPrefix,
-	"eventual": levelEventual,
-}
-
 // ParseConsistency spells a consistency level as the service does: Strong,
 // BoundedStaleness, Session, ConsistentPrefix or Eventual, from those names or
 // strong, bounded, session, prefix and eventual, in any case.
-func ParseConsistency(s string) (string, error) {
-	level, ok := consistencyLevels[strings.ToLower(strings.TrimSpace(s))]
-	if !ok {
-		return "", fmt.Errorf("consistency %q is not a consistency level: use strong, bounded, session, prefix or eventual (or Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual)", s)
-	}
-	return level, nil
-}
+func ParseConsistency(s string) (string, error) { return cosmos.ParseConsistency(s) }
 
 // Bounds of a BoundedStaleness account. The ARM API takes maxStalenessPrefix in
 // 1..2147483647 and maxIntervalInSeconds in 5..86400 (Microsoft Learn, ARM

@@ -37,28 +37,12 @@ import (
 //     readSessionAsync only for Session, readAnyAsync otherwise). Eventual is served as
 //     ConsistentPrefix, a stronger guarantee the service allows.
 const (
-	levelStrong   = "Strong"
-	levelBounded  = "BoundedStaleness"
-	levelSession  = "Session"
-	levelPrefix   = "ConsistentPrefix"
-	levelEventual = "Eventual"
+	levelStrong   = cosmos.ConsistencyStrong
+	levelBounded  = cosmos.ConsistencyBoundedStaleness
+	levelSession  = cosmos.ConsistencySession
+	levelPrefix   = cosmos.ConsistencyConsistentPrefix
+	levelEventual = cosmos.ConsistencyEventual
 )
-
-// requestLevelAllowed is whether a request may ask for level on an account of
-// account's level: any weaker level, and among Session, ConsistentPrefix and Eventual
-// any of the three. This is the matrix the SDKs check before sending
-// (azure-cosmos-dotnet-v3 Microsoft.Azure.Cosmos/src/ValidationHelpers.cs
-// IsValidConsistencyLevelOverwrite; azure-sdk-for-java Utils.isValidConsistency).
-func requestLevelAllowed(account, level string) bool {
-	switch account {
-	case levelStrong:
-		return true
-	case levelBounded:
-		return level != levelStrong
-	default:
-		return level == levelSession || level == levelPrefix || level == levelEventual
-	}
-}
 
 // consistencyAllowed checks a document request's x-ms-consistency-level. A level
 // stronger than the account's is the service's 400: "ConsistencyLevel Strong specified
@@ -79,7 +63,7 @@ func (s *Server) consistencyAllowed(req *request) bool {
 		s.writeError(req, badRequest("the x-ms-consistency-level header %s is not a consistency level: send Strong, BoundedStaleness, Session, ConsistentPrefix or Eventual", quote(raw)), 0)
 		return false
 	}
-	if !requestLevelAllowed(s.cfg.Consistency, level) {
+	if !cosmos.ConsistencyAllowed(s.cfg.Consistency, level) {
 		s.writeError(req, badRequest("ConsistencyLevel %s specified in the request is invalid when service is configured with consistency level %s. Ensure the request consistency level is not stronger than the service consistency level.", level, s.cfg.Consistency), 0)
 		return false
 	}
