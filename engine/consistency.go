@@ -13,10 +13,13 @@ import (
 // Java GatewayServiceConfigurationReader), and the service answers one with a 400; so
 // does the engine, before the first request, naming the levels that would do.
 //
-// cosmosctl keeps no session of its own: like azcosmos v1.5.0, which sends
-// x-ms-session-token only when the caller gives one (ItemOptions.SessionToken), it
-// sends none at any level, so a 404/1002 (a region behind the session) never answers
-// it; were one to, it stays a transient result tried in another region.
+// cosmosctl keeps no session of its own and sends no x-ms-session-token at any level.
+// The SDKs send one only under Session: .NET when the read's effective level (its
+// override, else the account's) is Session (GatewayStoreModel.ApplySessionToken), JS
+// 4.10.1 only when the request's x-ms-consistency-level is Session
+// (ClientContext.applySessionToken), azcosmos v1.5.0 only when its caller gives one
+// (ItemOptions.SessionToken). So a 404/1002 (a region behind the session) never answers
+// cosmosctl; were one to, it stays a transient result tried in another region.
 func checkConsistency(op *Operation, acct *cosmos.Account) error {
 	if op.Consistency == "" {
 		return nil
