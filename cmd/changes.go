@@ -99,6 +99,7 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
+	o.conn.withConsistency(c.Flags())
 	o.conn.format.add(config.OutputNDJSON, config.OutputTSV)
 	o.conn.format.streams()
 	f := c.Flags()

@@ -45,7 +45,27 @@ type connFlags struct {
 	// databaseOnly says the command uses a database but names its containers itself
 	// (the container commands), so that an emulator is not asked for a container.
 	databaseOnly bool
-	flags        *pflag.FlagSet
+	// consistency is --consistency of the commands that read (read, query, changes,
+	// export): the level their reads ask for, "" for the account's.
+	consistency string
+	flags       *pflag.FlagSet
+}
+
+// withConsistency registers --consistency, on commands that read.
+func (f *connFlags) withConsistency(fl *pflag.FlagSet) {
+	fl.StringVar(&f.consistency, "consistency", "", "read at this consistency level, which may relax the account's, never strengthen it: bounded, session, prefix or eventual (or strong on a Strong account) (default: the account's)")
+}
+
+// readConsistency is --consistency as the service spells it, "" when not given.
+func (f *connFlags) readConsistency() (string, error) {
+	if f.consistency == "" && (f.flags == nil || !f.flags.Changed("consistency")) {
+		return "", nil
+	}
+	level, err := cosmos.ParseConsistency(f.consistency)
+	if err != nil {
+		return "", usageErrorf("--%v", err)
+	}
+	return level, nil
 }
 
 func (f *connFlags) register(c *cobra.Command) {
@@ -66,6 +86,9 @@ func (f *connFlags) resolve(io *IOStreams) (config.Settings, error) {
 		return config.Settings{}, usageErrorf("--e2e-timeout must not be negative (got %s); give a duration such as 2s", f.e2eTimeout)
 	}
 	if err := f.format.check(io); err != nil {
+		return config.Settings{}, err
+	}
+	if _, err := f.readConsistency(); err != nil {
 		return config.Settings{}, err
 	}
 	s, err := f.settingsFlags.resolve(f.flags)
@@ -225,6 +248,9 @@ func (f *connFlags) open(ctx context.Context, io *IOStreams) (*session, error) {
 func (f *connFlags) readTemplate(ctx context.Context, sess *session) (engine.Operation, error) {
 	op := engine.Operation{E2ETimeout: sess.settings.E2ETimeout}
 	var err error
+	if op.Consistency, err = f.readConsistency(); err != nil {
+		return op, err
+	}
 	if op.Hedge, err = f.hedge.strategy(sess.settings); err != nil {
 		return op, err
 	}

@@ -26,18 +26,23 @@ type emulatorOptions struct {
 	Regions        []string
 	MultiWrite     bool
 	ReplicationLag time.Duration
-	Ranges         int
-	FeedPageSize   int
-	Database       string
-	Container      string
-	PartitionKey   []string
-	Scenario       string
-	DataDir        string
-	KeyFile        string
-	InsecureKey    bool
-	AADTokenFile   string
-	Seed           uint64
-	Latency        string
+	// Consistency is the account's default consistency level, and MaxStalenessPrefix
+	// and MaxInterval the bounds of BoundedStaleness (emulator/consistency.go).
+	Consistency        string
+	MaxStalenessPrefix int64
+	MaxInterval        int
+	Ranges             int
+	FeedPageSize       int
+	Database           string
+	Container          string
+	PartitionKey       []string
+	Scenario           string
+	DataDir            string
+	KeyFile            string
+	InsecureKey        bool
+	AADTokenFile       string
+	Seed               uint64
+	Latency            string
 	// Output is the format, once settled: table or json.
 	Output string
 	format formatFlags
@@ -124,6 +129,15 @@ prints it. Clients trust it with SSL_CERT_FILE (Go, cosmosctl), NODE_EXTRA_CA_CE
 (Node.js) or REQUESTS_CA_BUNDLE (Python). examples/microsoft-emulator.toml is the shape
 of Microsoft's emulator: one region, port 8081, https, the well-known key.
 
+--consistency sets the account's default consistency level, which GET / reports and
+reads keep to across regions: strong makes every write visible in every region
+before it is acknowledged (a write then takes --replication-lag longer, as on the
+service; not with --multi-write), bounded keeps read regions within
+--max-staleness-prefix versions and --max-interval seconds, session (the default)
+answers 404/1002 to a session token a region has not caught up with, prefix and
+eventual serve what a region has. A request's x-ms-consistency-level may relax the
+level, never strengthen it (400, as the service).
+
 Data is kept in memory unless --data-dir is given; then every acknowledged write
 is on disk before it is acknowledged, and survives a restart or a kill -9. A record
 that cannot be read at start is skipped with a notice, not a refusal to start.
@@ -174,6 +188,9 @@ embedded-emulator).`,
 	f.StringSliceVar(&opts.Regions, "regions", nil, `region names in failover order, the first being the write region (default "East US,West US,North Europe")`)
 	f.BoolVar(&opts.MultiWrite, "multi-write", false, "make every region writable")
 	f.DurationVar(&opts.ReplicationLag, "replication-lag", 0, "time for a write to reach the other regions")
+	f.StringVar(&opts.Consistency, "consistency", "session", "the account's default consistency level: strong, bounded, session, prefix or eventual (or the service's names Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual)")
+	f.Int64Var(&opts.MaxStalenessPrefix, "max-staleness-prefix", 0, "with --consistency bounded, how many versions a read region may lag (K; default 100 for one region, 100000 for several, the service's minimum)")
+	f.IntVar(&opts.MaxInterval, "max-interval", 0, "with --consistency bounded, how many seconds a read region may lag (T; default 5 for one region, 300 for several, the service's minimum)")
 	f.IntVar(&opts.Ranges, "ranges", emulator.DefaultRanges, "physical partitions (partition key ranges) per container")
 	f.IntVar(&opts.FeedPageSize, "feed-page-size", 0, "serve the metadata feeds (databases, containers, offers, partition key ranges) in pages of at most this many, whatever the client asks, as the service pages a big container's ranges (default: as large as the client asks)")
 	f.StringVar(&opts.Database, "database", "app", `database to pre-create ("" for none)`)
@@ -255,6 +272,19 @@ func (o *emulatorOptions) config() (emulator.Config, error) {
 	}
 	if pick("replication-lag", cfg.ReplicationLag != 0) {
 		cfg.ReplicationLag = faults.Duration(o.ReplicationLag)
+	}
+	if o.set("consistency") || cfg.Consistency == "" && o.Consistency != "" {
+		level, err := emulator.ParseConsistency(o.Consistency)
+		if err != nil {
+			return cfg, &UsageError{Err: fmt.Errorf("--%v", err)}
+		}
+		cfg.Consistency = level
+	}
+	if pick("max-staleness-prefix", cfg.MaxStalenessPrefix != 0) {
+		cfg.MaxStalenessPrefix = o.MaxStalenessPrefix
+	}
+	if pick("max-interval", cfg.MaxIntervalSeconds != 0) {
+		cfg.MaxIntervalSeconds = o.MaxInterval
 	}
 	if pick("ranges", cfg.Ranges != 0) {
 		cfg.Ranges = o.Ranges
@@ -399,6 +429,9 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			}
 			fmt.Fprintf(io.Out, "region    %-16s %-6s %s\n", r.Name, role, r.Endpoint)
 		}
+		if p := srv.Account().UserConsistencyPolicy; p.DefaultConsistencyLevel != "Session" {
+			fmt.Fprintf(io.Out, "consistency %s%s\n", p.DefaultConsistencyLevel, stalenessBounds(p))
+		}
 		if cfg.DataDir != "" {
 			fmt.Fprintf(io.Out, "data      %s\n", cfg.DataDir)
 		}
@@ -465,4 +498,12 @@ func localURL(raw string, wildcard bool) string {
 	}
 	u.Host = net.JoinHostPort("127.0.0.1", u.Port())
 	return u.String()
+}
+
+// stalenessBounds describes the bounds of a BoundedStaleness policy, "" for other levels.
+func stalenessBounds(p cosmos.ConsistencyPolicy) string {
+	if p.DefaultConsistencyLevel != "BoundedStaleness" {
+		return ""
+	}
+	return fmt.Sprintf(" (at most %d versions or %d s behind)", p.MaxStalenessPrefix, p.MaxIntervalInSeconds)
 }

@@ -150,6 +150,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	o.conn.format.stdoutIsData()
 	o.conn.format.filtersItself = true
 	o.conn.withHedging(c.Flags())
+	o.conn.withConsistency(c.Flags())
 	f := c.Flags()
 	_ = f.MarkHidden("diagnostics") // an export has thousands of requests: --progress counts them
 	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each page request, retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"

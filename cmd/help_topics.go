@@ -343,9 +343,18 @@ THE ACCOUNT
                                  # Microsoft's emulator (/enableaadauthentication):
                                  # kid CosmosEmulatorPrimaryMaster, the key as the
                                  # signature, within nbf and exp
-  consistency = "Strong"         # the account's default consistency level: Session
-                                 # (default), Strong, ConsistentPrefix or Eventual;
-                                 # Strong needs one region
+  consistency = "Strong"         # the account's default consistency level (as
+                                 # --consistency): Session (default), Strong,
+                                 # BoundedStaleness, ConsistentPrefix or Eventual.
+                                 # Strong: writes reach every region before they are
+                                 # acknowledged (replication_lag adds to their
+                                 # latency); not with multi_write. Session: 404/1002
+                                 # for a token a region lacks. Prefix, Eventual: a
+                                 # region serves what it has, tokens not waited for
+  max_staleness_prefix = 100000  # BoundedStaleness only: a read region lags at most
+  max_interval_seconds = 300     # K versions or T seconds (default 100 and 5 for one
+                                 # region, 100000 and 300, the service's minimum, for
+                                 # several)
   enforce_throughput = true      # throttle item operations by provisioned RU/s:
                                  # 429/3200 with a retry-after (default: bookkeeping)
   tls = true                     # https on every endpoint, self-signed certificate

@@ -129,6 +129,7 @@ with --pk '[{}]'; create and upsert refuse such a document otherwise).
 	}
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
+	o.conn.withConsistency(c.Flags())
 	c.Flags().StringVar(&o.pk, "pk", "", "partition key value: a JSON value, a JSON array for a hierarchical key, or a plain string")
 	return c
 }
@@ -291,6 +292,11 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 	defer sess.Close()
 	op.Database, op.Container = sess.settings.Database, sess.settings.Container
 	op.E2ETimeout = sess.settings.E2ETimeout
+	if op.Kind == engine.OpRead {
+		if op.Consistency, err = o.conn.readConsistency(); err != nil {
+			return err
+		}
+	}
 	if o.conn.hedge != nil {
 		if op.Hedge, err = o.conn.hedge.strategy(sess.settings); err != nil {
 			return err

@@ -113,6 +113,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	}
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
+	o.conn.withConsistency(c.Flags())
 	o.conn.format.add(config.OutputNDJSON, config.OutputTSV)
 	f := c.Flags()
 	f.Lookup("output").Usage = "table, tsv, json or ndjson (one item a line, as pages arrive) ($COSMOSCTL_OUTPUT; default table)"

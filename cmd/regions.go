@@ -168,6 +168,9 @@ func runRegions(ctx context.Context, io *IOStreams, conn *connFlags, noPing bool
 	}
 	fmt.Fprintf(w, "reads go to:  %s\n", orderText(readOrder, rep.EffectiveReads, readDown))
 	fmt.Fprintf(w, "writes go to: %s\n", orderText(writeOrder, rep.EffectiveWrites, writeDown))
+	if rep.Consistency != "" {
+		fmt.Fprintf(w, "consistency:  %s\n", rep.Consistency)
+	}
 	if m := measurementText(rep.Measurement); m != "" {
 		fmt.Fprintf(w, "latency: %s\n", m)
 	}

@@ -36,9 +36,15 @@ type ReplicationPolicy struct {
 	MaxReplicasetSize int  `json:"maxReplicasetSize"`
 }
 
-// ConsistencyPolicy is the account's default consistency.
+// ConsistencyPolicy is the account's default consistency. The service reports the
+// bounds of BoundedStaleness (K versions, T seconds) whatever the level, 100 and 5 on
+// an account that never set them (the GET / example of Microsoft's "Developing with
+// multi-region DocumentDB accounts", azure-docs; the .NET SDK's ConsistencyPolicy reads
+// maxStalenessPrefix and maxIntervalInSeconds).
 type ConsistencyPolicy struct {
 	DefaultConsistencyLevel string `json:"defaultConsistencyLevel"`
+	MaxStalenessPrefix      int64  `json:"maxStalenessPrefix,omitempty"`
+	MaxIntervalInSeconds    int    `json:"maxIntervalInSeconds,omitempty"`
 }
 
 // ReadPolicy tells clients how many replicas they may read from.

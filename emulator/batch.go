@@ -610,7 +610,7 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 		if d.cur.body == nil && len(e.versions) == 1 {
 			delete(p.items, d.key)
 		}
-		p.recordCommit(commit{lsn: d.cur.lsn, committed: now, origin: region}, now, lag)
+		p.recordCommit(commit{lsn: d.cur.lsn, committed: now, origin: region, key: d.key}, now, lag, s.maxStale)
 	}
 	p.lsn = lsn
 	return results, lsn, nil

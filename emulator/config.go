@@ -27,12 +27,17 @@ type Config struct {
 	// MultiWrite makes every region writable.
 	MultiWrite bool `toml:"multi_write"`
 	// Consistency is the account's default consistency level, as GET / reports it:
-	// Session (the default), Strong, ConsistentPrefix or Eventual. The emulator reads
-	// and writes the same way whatever it is, as Microsoft's emulator, which "only
-	// flags the configured consistency level for testing purposes"; so a level that
-	// forbids what the emulator does between regions (Strong: no replication lag,
-	// no multi-region writes) needs an account of one region.
+	// Strong, BoundedStaleness, Session (the default), ConsistentPrefix or Eventual
+	// (short names and any case accepted). Reads keep to it across regions
+	// (consistency.go): Strong makes every write visible in every region before it
+	// is acknowledged, BoundedStaleness keeps read regions within its bounds, Session
+	// honours session tokens, ConsistentPrefix and Eventual serve what a region has.
 	Consistency string `toml:"consistency"`
+	// MaxStalenessPrefix (K, versions) and MaxIntervalSeconds (T) are the bounds of a
+	// BoundedStaleness account, as userConsistencyPolicy reports them; 0 = the
+	// defaults (defaultStalenessBounds). Only with BoundedStaleness.
+	MaxStalenessPrefix int64 `toml:"max_staleness_prefix"`
+	MaxIntervalSeconds int   `toml:"max_interval_seconds"`
 	// ReplicationLag is how long a write takes to become visible in other regions.
 	ReplicationLag faults.Duration `toml:"replication_lag"`
 	// Ranges is the number of physical partitions of each container (default 4).
@@ -279,35 +284,85 @@ func partitionKeyDefinition(paths []string) (cosmos.PartitionKeyDefinition, erro
 	return def, nil
 }
 
-// consistencyLevels are the default consistency levels an account may have, by their
-// lower-case names, as GET / spells them.
-var consistencyLevels = map[string]string{
-	"strong": "Strong", "boundedstaleness": "BoundedStaleness", "session": "Session",
-	"consistentprefix": "ConsistentPrefix", "eventual": "Eventual",
-}
+// ParseConsistency spells a consistency level as the service does: Strong,
+// BoundedStaleness, Session, ConsistentPrefix or Eventual, from those names or
+// strong, bounded, session, prefix and eventual, in any case.
+func ParseConsistency(s string) (string, error) { return cosmos.ParseConsistency(s) }
 
-// checkConsistency spells c.Consistency as the service does (Session when unset) and
-// refuses what the emulator does not model.
+// Bounds of a BoundedStaleness account. The ARM API takes maxStalenessPrefix in
+// 1..2147483647 and maxIntervalInSeconds in 5..86400 (Microsoft Learn, ARM
+// ConsistencyPolicy: https://learn.microsoft.com/en-us/javascript/api/@azure/arm-cosmosdb/consistencypolicy);
+// "for a single region account, the minimum value of K and T is 10 write operations or
+// 5 seconds; for multi-region accounts the minimum value of K and T is 100,000 write
+// operations or 300 seconds" (Microsoft Learn, "Consistency levels in Azure Cosmos DB",
+// https://learn.microsoft.com/en-us/azure/cosmos-db/consistency-levels). Unset bounds
+// take the Azure CLI's defaults (az cosmosdb create --max-staleness-prefix 100
+// --max-interval 5) on one region and the multi-region minimums on several.
+const (
+	maxStalenessPrefixLimit    = 2147483647
+	maxIntervalLimit           = 86400
+	minStalenessPrefixOne      = 10
+	minIntervalOne             = 5
+	minStalenessPrefixMulti    = 100000
+	minIntervalMulti           = 300
+	defaultStalenessPrefixOne  = 100
+	defaultIntervalSecondsOne  = 5
+	defaultStalenessPrefixMany = minStalenessPrefixMulti
+	defaultIntervalSecondsMany = minIntervalMulti
+)
+
+// checkConsistency spells c.Consistency as the service does (Session when unset),
+// fills and checks the bounds of BoundedStaleness, and refuses what the service
+// refuses.
 func (c *Config) checkConsistency() error {
 	if c.Consistency == "" {
 		c.Consistency = DefaultConsistency
 	}
-	level, ok := consistencyLevels[strings.ToLower(strings.TrimSpace(c.Consistency))]
-	if !ok {
-		return fmt.Errorf("consistency %q is not a consistency level: use Strong, Session, ConsistentPrefix or Eventual", c.Consistency)
+	level, err := ParseConsistency(c.Consistency)
+	if err != nil {
+		return err
 	}
 	c.Consistency = level
-	switch {
-	case level == "BoundedStaleness":
-		// The account document would carry its staleness bounds, and reads would have
-		// to keep within them: neither is modelled.
-		return errors.New("consistency BoundedStaleness is not modelled by the emulator (its staleness bounds are neither reported nor kept): use Strong, Session, ConsistentPrefix or Eventual")
-	case level == "Strong" && c.MultiWrite:
+	if level != levelBounded {
+		if c.MaxStalenessPrefix != 0 || c.MaxIntervalSeconds != 0 {
+			return fmt.Errorf("max_staleness_prefix and max_interval_seconds are the bounds of consistency BoundedStaleness, not of %s: drop them or use --consistency bounded", level)
+		}
+	} else if err := c.checkStalenessBounds(); err != nil {
+		return err
+	}
+	if level == levelStrong && c.MultiWrite {
 		// "Strong consistency is not supported in a multi-region write scenario"
 		// (Microsoft Learn, "Understand multi-region write").
-		return errors.New("consistency Strong cannot go with multi_write: an account with several write regions cannot use strong consistency")
-	case level == "Strong" && len(c.Regions) > 1:
-		return fmt.Errorf("consistency Strong with %d regions is not modelled: the emulator replicates between regions after replication_lag, so a read region could answer what Strong forbids; use one region, or Session", len(c.Regions))
+		return errors.New("consistency Strong cannot go with multi_write: an account with several write regions cannot use strong consistency (use one write region, or Session)")
+	}
+	return nil
+}
+
+func (c *Config) checkStalenessBounds() error {
+	multi := len(c.Regions) > 1
+	minK, minT := int64(minStalenessPrefixOne), minIntervalOne
+	where := "an account of one region"
+	if multi {
+		minK, minT = minStalenessPrefixMulti, minIntervalMulti
+		where = fmt.Sprintf("an account of %d regions", len(c.Regions))
+	}
+	if c.MaxStalenessPrefix == 0 {
+		c.MaxStalenessPrefix = defaultStalenessPrefixOne
+		if multi {
+			c.MaxStalenessPrefix = defaultStalenessPrefixMany
+		}
+	}
+	if c.MaxIntervalSeconds == 0 {
+		c.MaxIntervalSeconds = defaultIntervalSecondsOne
+		if multi {
+			c.MaxIntervalSeconds = defaultIntervalSecondsMany
+		}
+	}
+	if c.MaxStalenessPrefix < minK || c.MaxStalenessPrefix > maxStalenessPrefixLimit {
+		return fmt.Errorf("max staleness prefix %d is out of range for %s: the service takes %d to %d versions", c.MaxStalenessPrefix, where, minK, maxStalenessPrefixLimit)
+	}
+	if c.MaxIntervalSeconds < minT || c.MaxIntervalSeconds > maxIntervalLimit {
+		return fmt.Errorf("max staleness interval %ds is out of range for %s: the service takes %d to %d seconds", c.MaxIntervalSeconds, where, minT, maxIntervalLimit)
 	}
 	return nil
 }

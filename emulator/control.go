@@ -80,7 +80,7 @@ type ReplicationRequest struct {
 func (s *Server) State() State {
 	return State{
 		Account: s.cfg.Account, Endpoint: s.Endpoint(), Regions: s.Regions(), MultiWrite: s.cfg.MultiWrite,
-		ReplicationLag: faults.Duration(s.lagNow()), Persistent: s.store.disk != nil,
+		ReplicationLag: faults.Duration(s.configuredLag()), Persistent: s.store.disk != nil,
 		DataDir: s.cfg.DataDir, PID: os.Getpid(),
 		Latency: s.faults.Latency(), Faults: s.faults.Rules(),
 		Uptime:            faults.Duration(s.clock.Now().Sub(s.started).Round(time.Millisecond)),

@@ -127,7 +127,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.s.writeError(req, notFound("no such resource: "+r.URL.Path+" (the emulator serves /dbs/{db}/colls/{coll}/docs/{id}, pkranges and the account at /)"), 0)
 		return
 	}
-	if !h.s.mergeCapable(req) {
+	if !h.s.mergeCapable(req) || !h.s.consistencyAllowed(req) {
 		return
 	}
 	if !h.injectFaults(req) {
@@ -467,6 +467,10 @@ func requestDuration(start time.Time) string {
 
 func (s *Server) writeJSON(req *request, status int, body []byte, charge float64) {
 	if s.throttled(req, charge) {
+		return
+	}
+	if !s.strongCommitWait(req, status) {
+		s.abortIfClosing()
 		return
 	}
 	if req.dropResponse {

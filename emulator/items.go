@@ -266,9 +266,8 @@ func (s *Server) sessionSatisfied(req *request, rangeID string, caught int64) bo
 	if tok == "" {
 		return true
 	}
-	level := req.r.Header.Get(cosmos.HeaderConsistencyLevel)
-	if level != "" && !strings.EqualFold(level, "Session") {
-		return true
+	if s.readLevel(req) != levelSession {
+		return true // consistency.go: only Session reads wait for a session token
 	}
 	want, ok := sessionLSN(tok, rangeID)
 	if !ok || want <= caught {

@@ -32,10 +32,13 @@ type Server struct {
 	global   *endpoint
 	regions  []*endpoint
 	writeIdx atomic.Int32 // index of the current write region (single-write accounts)
-	order    atomic.Pointer[[]int]
-	closing  chan struct{}
-	closeMu  sync.Once
-	wg       sync.WaitGroup
+	// replLag is the configured replication lag in nanoseconds; store.lag is what the
+	// consistency level makes of it (consistency.go visibilityLag).
+	replLag atomic.Int64
+	order   atomic.Pointer[[]int]
+	closing chan struct{}
+	closeMu sync.Once
+	wg      sync.WaitGroup
 
 	logger *log.Logger
 	// version is Options.Version, for hello.
@@ -162,7 +165,11 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		}
 	}
 	s.store = newStore(cfg.Ranges, clock, d)
-	s.store.lag.Store(int64(cfg.ReplicationLag))
+	s.replLag.Store(int64(cfg.ReplicationLag))
+	s.store.lag.Store(int64(s.visibilityLag(time.Duration(cfg.ReplicationLag))))
+	if cfg.Consistency == levelBounded {
+		s.store.maxStale = cfg.MaxStalenessPrefix
+	}
 	if d != nil {
 		if err := d.load(s.store, opts.Notices); err != nil {
 			d.close()
@@ -406,14 +413,21 @@ func (s *Server) Failover(region string) error {
 	return nil
 }
 
+// lagNow is how long a write takes to become visible in the other regions: the
+// replication lag as the account's consistency level lets it be (consistency.go).
 func (s *Server) lagNow() time.Duration { return time.Duration(s.store.lag.Load()) }
+
+// configuredLag is the replication lag as configured (--replication-lag or the control
+// API), before the consistency level bounds it.
+func (s *Server) configuredLag() time.Duration { return time.Duration(s.replLag.Load()) }
 
 // SetReplicationLag changes how long writes take to reach the other regions.
 func (s *Server) SetReplicationLag(d time.Duration) error {
 	if d < 0 {
 		return errors.New("replication lag must not be negative")
 	}
-	s.store.lag.Store(int64(d))
+	s.replLag.Store(int64(d))
+	s.store.lag.Store(int64(s.visibilityLag(d)))
 	return nil
 }
 
@@ -436,7 +450,7 @@ func (s *Server) Account() cosmos.Account {
 		EnableMultipleWriteLocations: s.cfg.MultiWrite,
 		UserReplicationPolicy:        cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
 		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
-		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: s.cfg.Consistency},
+		UserConsistencyPolicy:        s.consistencyPolicy(),
 		ReadPolicy:                   cosmos.ReadPolicy{PrimaryReadCoefficient: 1, SecondaryReadCoefficient: 1},
 		QueryEngineConfiguration:     queryEngineConfiguration(),
 	}

@@ -24,8 +24,11 @@ type store struct {
 	disk   *disk
 	clock  faults.Clock
 	// lag is the replication lag in nanoseconds; it changes at run time.
-	lag    atomic.Int64
-	docSeq atomic.Uint64
+	lag atomic.Int64
+	// maxStale is the K of a BoundedStaleness account: no region may be more than
+	// this many writes behind in a partition (recordCommit); 0 = no bound.
+	maxStale int64
+	docSeq   atomic.Uint64
 	// skipped counts the unreadable records the start skipped in the data file.
 	skipped int
 }
@@ -76,6 +79,9 @@ type commit struct {
 	lsn       int64
 	committed time.Time
 	origin    int
+	// key is the document the commit wrote (itemKey), so that a commit can be made
+	// visible early (recordCommit).
+	key string
 }
 
 // itemEntry is one logical document (id within a logical partition) and the versions of
@@ -148,7 +154,12 @@ func (p *partition) caughtUpLSN(region int, now time.Time, lag time.Duration) in
 	return p.lsn
 }
 
-func (p *partition) recordCommit(c commit, now time.Time, lag time.Duration) {
+// recordCommit notes a commit some region may not have seen yet. With a staleness
+// bound of maxStale versions (BoundedStaleness), the oldest commits beyond it become
+// visible everywhere at once, with the document versions they wrote: the bound holds
+// however long the replication lag (consistency.go). The service throttles writes
+// instead; the emulator replicates early.
+func (p *partition) recordCommit(c commit, now time.Time, lag time.Duration, maxStale int64) {
 	if lag == 0 {
 		p.commits = p.commits[:0]
 		return
@@ -158,6 +169,21 @@ func (p *partition) recordCommit(c commit, now time.Time, lag time.Duration) {
 		i++
 	}
 	p.commits = append(p.commits[i:], c)
+	if maxStale <= 0 || int64(len(p.commits)) <= maxStale {
+		return
+	}
+	over := len(p.commits) - int(maxStale)
+	seen := now.Add(-lag)
+	for _, old := range p.commits[:over] {
+		if e := p.items[old.key]; e != nil {
+			for _, v := range e.versions {
+				if v.lsn == old.lsn {
+					v.committed = seen
+				}
+			}
+		}
+	}
+	p.commits = append(p.commits[:0], p.commits[over:]...)
 }
 
 func (c *container) partitionFor(pk cosmos.PartitionKey) *partition {
@@ -590,6 +616,6 @@ func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, r
 		delete(p.items, key)
 	}
 	p.lsn = v.lsn
-	p.recordCommit(commit{lsn: v.lsn, committed: now, origin: region}, now, lag)
+	p.recordCommit(commit{lsn: v.lsn, committed: now, origin: region, key: key}, now, lag, s.maxStale)
 	return writeResult{version: v, created: created, part: p, lsn: p.lsn}, nil
 }

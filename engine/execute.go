@@ -64,6 +64,9 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		}
 		return finish(err)
 	}
+	if err := checkConsistency(&op, acct); err != nil {
+		return finish(err)
+	}
 	plan, err := c.plan(acct, op.ExcludeRegions, op.Kind.IsWrite())
 	if err != nil {
 		return finish(err)

@@ -68,6 +68,14 @@ type Operation struct {
 	ExcludeRegions []string
 	// E2ETimeout bounds the whole operation, retries included; 0 means no bound.
 	E2ETimeout time.Duration
+	// Consistency is the consistency level a read asks for (x-ms-consistency-level on
+	// point reads, query pages and change feed polls): Strong, BoundedStaleness,
+	// Session, ConsistentPrefix or Eventual; "" reads at the account's level. It may
+	// relax the account's level, never strengthen it: Execute refuses a stronger one
+	// before sending anything, as the SDKs do (.NET RequestInvokerHandler, Java
+	// GatewayServiceConfigurationReader), since the service answers it with a 400.
+	// Writes take no level of their own: the SDKs ignore one on a write.
+	Consistency string
 	// Hedge is the availability strategy for reads; nil means no hedging.
 	Hedge hedging.Strategy
 	// WriteRetries says whether a write is retried after an ambiguous failure, and

@@ -43,15 +43,18 @@ type RegionsReport struct {
 	Account string `json:"account"`
 	// Topology says where the regions and their roles come from: the account, asked by
 	// this command, or (when it could not be asked) a topology saved earlier.
-	Topology         TopologySource `json:"topology"`
-	MultiWrite       bool           `json:"multi_write"`
-	Regions          []RegionInfo   `json:"regions"`
-	EffectiveReads   []string       `json:"effective_read_regions"`
-	EffectiveWrites  []string       `json:"effective_write_regions"`
-	ReadFallback     string         `json:"read_fallback,omitempty"`
-	WriteFallback    string         `json:"write_fallback,omitempty"`
-	PreferredRegions []string       `json:"preferred_regions"`
-	ExcludedRegions  []string       `json:"excluded_regions"`
+	Topology   TopologySource `json:"topology"`
+	MultiWrite bool           `json:"multi_write"`
+	// Consistency is the account's default consistency level (GET /
+	// userConsistencyPolicy), which reads keep to unless they relax it.
+	Consistency      string       `json:"consistency"`
+	Regions          []RegionInfo `json:"regions"`
+	EffectiveReads   []string     `json:"effective_read_regions"`
+	EffectiveWrites  []string     `json:"effective_write_regions"`
+	ReadFallback     string       `json:"read_fallback,omitempty"`
+	WriteFallback    string       `json:"write_fallback,omitempty"`
+	PreferredRegions []string     `json:"preferred_regions"`
+	ExcludedRegions  []string     `json:"excluded_regions"`
 	// Measurement says what each region's latency is the time of.
 	Measurement *Measurement `json:"measurement"`
 }
@@ -136,7 +139,7 @@ func (c *Client) Regions(ctx context.Context, o RegionsOptions) (*RegionsReport,
 		return nil, err
 	}
 	rep := &RegionsReport{
-		Account: acct.ID, MultiWrite: acct.EnableMultipleWriteLocations,
+		Account: acct.ID, MultiWrite: acct.EnableMultipleWriteLocations, Consistency: acct.UserConsistencyPolicy.DefaultConsistencyLevel,
 		Topology:       TopologySource{Source: "account", FetchedAt: fresh.FetchedAt.UTC(), Endpoint: fresh.Endpoint},
 		EffectiveReads: namesOf(reads.targets), EffectiveWrites: namesOf(writes.targets),
 		ReadFallback: reads.fallback, WriteFallback: writes.fallback,

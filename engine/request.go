@@ -208,6 +208,12 @@ type undefined struct{}
 
 // buildRequest turns an operation into its gateway request.
 func buildRequest(op *Operation, multiWrite bool) *cosmos.Request {
+	req := buildKindRequest(op, multiWrite)
+	setConsistency(req, op)
+	return req
+}
+
+func buildKindRequest(op *Operation, multiWrite bool) *cosmos.Request {
 	if op.Kind.IsQuery() {
 		return buildQueryRequest(op)
 	}
