@@ -228,6 +228,7 @@ func queryPlan(prog *jsondoc.Program) ([]byte, error) {
 			GroupByExpressions: info.GroupByExpressions, GroupByAliases: info.GroupByAliases,
 			Aggregates: info.Aggregates, GroupByAliasToAggregateType: info.GroupByAliasToAggregateType,
 			RewrittenQuery: info.RewrittenQuery, HasSelectValue: info.HasSelectValue,
+			HasNonStreamingOrderBy: info.HasNonStreamingOrderBy,
 		},
 		QueryRange: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}},
 	}
@@ -275,4 +276,32 @@ func (s *Server) refuseNeedsPlan(req *request, prog *jsondoc.Program) {
 		info = string(body)
 	}
 	s.writeErrorInfo(req, cosmosErr(400, subCrossPartitionQueryNotServable, needsPlanMessage), 0, info)
+}
+
+// vectorBindOptions is what VectorDistance reads of the container: its vector
+// embedding policy (stored as sent, containerreplace.go), whose entry for a vector's
+// path gives the distance function and data type (emulator/jsondoc/vector.go).
+func vectorBindOptions(c *container) jsondoc.BindOptions {
+	res := c.resource()
+	if !present(res.VectorEmbeddingPolicy) {
+		return jsondoc.BindOptions{}
+	}
+	var v struct {
+		VectorEmbeddings []struct {
+			Path             string `json:"path"`
+			DataType         string `json:"dataType"`
+			DistanceFunction string `json:"distanceFunction"`
+			Dimensions       int    `json:"dimensions"`
+		} `json:"vectorEmbeddings"`
+	}
+	if json.Unmarshal(res.VectorEmbeddingPolicy, &v) != nil {
+		return jsondoc.BindOptions{} // refused when the container was created or replaced
+	}
+	var opts jsondoc.BindOptions
+	for _, e := range v.VectorEmbeddings {
+		opts.VectorEmbeddings = append(opts.VectorEmbeddings, jsondoc.VectorEmbedding{
+			Path: e.Path, DataType: e.DataType, DistanceFunction: e.DistanceFunction, Dimensions: e.Dimensions,
+		})
+	}
+	return opts
 }

@@ -239,6 +239,9 @@ type OrderItem struct {
 func (p *Program) OrderBy() []OrderItem {
 	out := make([]OrderItem, 0, len(p.q.orderBy))
 	for _, o := range p.q.orderBy {
+		if orderByScore(o.x) {
+			continue // a score, not an indexed path (vector.go)
+		}
 		out = append(out, OrderItem{Path: docPath(o.x), Descending: o.desc})
 	}
 	return out
