@@ -32,7 +32,7 @@ package emulator
 //	   "rewrittenQuery": "…",
 //	   "hasSelectValue": true | false,
 //	   "dCountInfo": null,
-//	   "hasNonStreamingOrderBy": false},
+//	   "hasNonStreamingOrderBy": false | true},
 //	 "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}]}
 //
 // top, offset and limit carry the bound values (a TOP @n is resolved from the
@@ -73,6 +73,14 @@ package emulator
 // a position (the JavaScript SDK writes c.a > 5 for earlier ranges and c.a >= 5 for the
 // range it stopped in and later ones, AND-ed for several items). TOP n stays in the
 // per-range query, OFFSET o LIMIT l becomes OFFSET 0 LIMIT o+l; with DISTINCT both go.
+//
+// Vector search, ORDER BY VectorDistance(…) (emulator/jsondoc/vector.go), has the ORDER BY
+// shape with "hasNonStreamingOrderBy": true and needs the NonStreamingOrderBy feature: a
+// client reads every range to its end and keeps the TOP (or OFFSET + LIMIT) best rows (the
+// JavaScript SDK's NonStreamingOrderByEndpointComponent). Its "orderBy" is the order of
+// the scores from the most similar to the least: "Descending" for cosine and dot product,
+// "Ascending" for Euclidean, and the reverse with DESC; the rewritten query keeps the
+// query's own ORDER BY VectorDistance(…) [ASC|DESC] and TOP.
 //
 // Aggregates: TOP, OFFSET and LIMIT never reach the ranges (they apply to the merged
 // rows), and each aggregate is rewritten into its partial form:
