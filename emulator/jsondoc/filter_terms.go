@@ -202,7 +202,7 @@ func (p *Program) termSQL(x expr) []byte {
 	if path := docPath(x); path != nil {
 		return appendRootPath([]byte("ROOT"), path)
 	}
-	v := x.eval(&evalEnv{params: p.params})
+	v := x.eval(&evalEnv{params: p.params, vectors: p.vectors})
 	if v == nil {
 		return []byte("undefined")
 	}
@@ -276,7 +276,7 @@ func (p *Program) PinnedValue(path []string) (value []byte, ok bool) {
 			if !samePath(dp, path) || !p.constant(side) {
 				return false
 			}
-			v := side.eval(&evalEnv{params: p.params})
+			v := side.eval(&evalEnv{params: p.params, vectors: p.vectors})
 			if v == nil {
 				return false
 			}

@@ -113,9 +113,6 @@ type vectorSpec struct {
 // vectorDistanceExpr is a VectorDistance call.
 type vectorDistanceExpr struct {
 	args []expr // 2 to 4
-	// static is the spec without a container: the override of <obj_expr> if it is a
-	// constant, else cosine. Bind resolves the container's (Program.vectors).
-	static vectorSpec
 }
 
 func (x *vectorDistanceExpr) children() []expr { return x.args }
@@ -135,11 +132,9 @@ func (x *vectorDistanceExpr) eval(env *evalEnv) *Value {
 	if !ok || len(a) != len(b) {
 		return nil
 	}
-	spec := x.static
-	if s, found := env.vectors[x]; found {
-		spec = s
-	}
-	return floatValue(spec.fn.score(a, b))
+	// Bind resolves every call (Program.vectors); an environment without them (none is
+	// built outside a bound program) scores with the default, cosine.
+	return floatValue(env.vectors[x].fn.score(a, b))
 }
 
 // numericVector reads a one-dimensional, non-empty array of numbers.
