@@ -32,9 +32,9 @@ import (
 // are compared whatever the policy's dimensions say (not documented either).
 //
 // A path without an embedding policy and no distanceFunction override is scored with
-// cosine, the policy's documented default distance function
-// (https://learn.microsoft.com/azure/cosmos-db/nosql/vector-search, "Container Vector
-// Policies"); what the service does there is not documented.
+// cosine and float32: what the service does there is not documented, so this is a choice,
+// not the service's (the .NET SDK's NonStreamingOrderByQueryTests give a distanceFunction
+// when the container has no policy).
 
 // VectorEmbedding is one entry of a container's vector embedding policy.
 type VectorEmbedding struct {
