@@ -84,7 +84,7 @@ func (s *Server) parseMetaQuery(req *request) (*metaQuery, bool) {
 		s.writeError(req, badRequest("the query body is not valid JSON: %v (expected {\"query\": \"SELECT …\", \"parameters\": […]})", err), 0)
 		return nil, false
 	}
-	prog, ok := s.compileQuery(req, spec)
+	prog, ok := s.compileQuery(req, spec, jsondoc.BindOptions{})
 	if !ok {
 		return nil, false
 	}

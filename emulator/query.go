@@ -48,7 +48,7 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 		}
 	}
 	compileStart := time.Now()
-	prog, ok := s.compileQuery(req, spec)
+	prog, ok := s.compileQuery(req, spec, vectorBindOptions(c))
 	if !ok {
 		return
 	}
@@ -148,8 +148,9 @@ func (s *Server) queryLSNHeaders(req *request, p *partition) {
 	h.Set(cosmos.HeaderPartitionKeyRangeID, p.rng.ID)
 }
 
-// compileQuery parses and binds a query; ok is false once an error has been answered.
-func (s *Server) compileQuery(req *request, spec cosmos.QuerySpec) (*jsondoc.Program, bool) {
+// compileQuery parses and binds a query, with what the container's policies tell it
+// (opts); ok is false once an error has been answered.
+func (s *Server) compileQuery(req *request, spec cosmos.QuerySpec, opts jsondoc.BindOptions) (*jsondoc.Program, bool) {
 	q, err := jsondoc.ParseQuery(spec.Query)
 	if err != nil {
 		if errors.Is(err, jsondoc.ErrUnsupported) {
@@ -168,7 +169,7 @@ func (s *Server) compileQuery(req *request, spec cosmos.QuerySpec) (*jsondoc.Pro
 		}
 		params[p.Name] = v
 	}
-	prog, err := q.Bind(params)
+	prog, err := q.BindWith(params, opts)
 	if err != nil {
 		s.writeError(req, badRequest("%v", err), 0)
 		return nil, false

@@ -32,7 +32,7 @@ package emulator
 //	   "rewrittenQuery": "…",
 //	   "hasSelectValue": true | false,
 //	   "dCountInfo": null,
-//	   "hasNonStreamingOrderBy": false},
+//	   "hasNonStreamingOrderBy": false | true},
 //	 "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}]}
 //
 // top, offset and limit carry the bound values (a TOP @n is resolved from the
@@ -73,6 +73,14 @@ package emulator
 // a position (the JavaScript SDK writes c.a > 5 for earlier ranges and c.a >= 5 for the
 // range it stopped in and later ones, AND-ed for several items). TOP n stays in the
 // per-range query, OFFSET o LIMIT l becomes OFFSET 0 LIMIT o+l; with DISTINCT both go.
+//
+// Vector search, ORDER BY VectorDistance(…) (emulator/jsondoc/vector.go), has the ORDER BY
+// shape with "hasNonStreamingOrderBy": true and needs the NonStreamingOrderBy feature: a
+// client reads every range to its end and keeps the TOP (or OFFSET + LIMIT) best rows (the
+// JavaScript SDK's NonStreamingOrderByEndpointComponent). Its "orderBy" is the order of
+// the scores from the most similar to the least: "Descending" for cosine and dot product,
+// "Ascending" for Euclidean, and the reverse with DESC; the rewritten query keeps the
+// query's own ORDER BY VectorDistance(…) [ASC|DESC] and TOP.
 //
 // Aggregates: TOP, OFFSET and LIMIT never reach the ranges (they apply to the merged
 // rows), and each aggregate is rewritten into its partial form:
@@ -228,6 +236,7 @@ func queryPlan(prog *jsondoc.Program) ([]byte, error) {
 			GroupByExpressions: info.GroupByExpressions, GroupByAliases: info.GroupByAliases,
 			Aggregates: info.Aggregates, GroupByAliasToAggregateType: info.GroupByAliasToAggregateType,
 			RewrittenQuery: info.RewrittenQuery, HasSelectValue: info.HasSelectValue,
+			HasNonStreamingOrderBy: info.HasNonStreamingOrderBy,
 		},
 		QueryRange: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}},
 	}
@@ -275,4 +284,32 @@ func (s *Server) refuseNeedsPlan(req *request, prog *jsondoc.Program) {
 		info = string(body)
 	}
 	s.writeErrorInfo(req, cosmosErr(400, subCrossPartitionQueryNotServable, needsPlanMessage), 0, info)
+}
+
+// vectorBindOptions is what VectorDistance reads of the container: its vector
+// embedding policy (stored as sent, containerreplace.go), whose entry for a vector's
+// path gives the distance function and data type (emulator/jsondoc/vector.go).
+func vectorBindOptions(c *container) jsondoc.BindOptions {
+	res := c.resource()
+	if !present(res.VectorEmbeddingPolicy) {
+		return jsondoc.BindOptions{}
+	}
+	var v struct {
+		VectorEmbeddings []struct {
+			Path             string `json:"path"`
+			DataType         string `json:"dataType"`
+			DistanceFunction string `json:"distanceFunction"`
+			Dimensions       int    `json:"dimensions"`
+		} `json:"vectorEmbeddings"`
+	}
+	if json.Unmarshal(res.VectorEmbeddingPolicy, &v) != nil {
+		return jsondoc.BindOptions{} // refused when the container was created or replaced
+	}
+	var opts jsondoc.BindOptions
+	for _, e := range v.VectorEmbeddings {
+		opts.VectorEmbeddings = append(opts.VectorEmbeddings, jsondoc.VectorEmbedding{
+			Path: e.Path, DataType: e.DataType, DistanceFunction: e.DistanceFunction, Dimensions: e.Dimensions,
+		})
+	}
+	return opts
 }

@@ -49,6 +49,7 @@ type Iterator struct {
 	lastHash         *hashKey
 	seen             map[hashKey]struct{}
 	grouper          *grouper
+	top              *topRows // non-streaming ORDER BY
 	dcount           int64
 	drained          bool
 	out              []json.RawMessage
@@ -177,6 +178,12 @@ func (it *Iterator) setup(ctx context.Context) error {
 		if it.shape.grouping {
 			it.grouper = newGrouper(p.Info)
 		}
+		if it.shape.nonStreaming {
+			if it.tok != nil {
+				return inputErrorf("%s", "continuation tokens are not supported for a non-streaming ORDER BY (vector search: ORDER BY VectorDistance): it ranks every range's rows before it returns any, so it cannot resume (the SDKs refuse it too); run it again without --continuation")
+			}
+			it.top = newTopRows(it.shape.buffer, it.sorter)
+		}
 		if it.tok == nil {
 			all, info, err := it.be.ranges(ctx, false)
 			it.record(info)
@@ -277,7 +284,7 @@ func (it *Iterator) produce() ([]json.RawMessage, pullStatus) {
 	if it.done() {
 		return nil, pullEnd
 	}
-	if it.shape.grouping || it.shape.dcount != nil {
+	if it.shape.grouping || it.shape.dcount != nil || it.shape.nonStreaming {
 		return it.produceDrained()
 	}
 	var out []json.RawMessage
@@ -374,7 +381,8 @@ func (it *Iterator) takeLimit() int {
 
 // budget is how many more items this run may return (-1: no bound).
 func (it *Iterator) budget() int {
-	if it.o.MaxItems == 0 {
+	// A non-streaming ORDER BY reads every range whole, whatever this run returns.
+	if it.o.MaxItems == 0 || (it.shape.nonStreaming && !it.drained) {
 		return -1
 	}
 	return max(it.o.MaxItems-it.returned, 0)
@@ -391,7 +399,9 @@ func (it *Iterator) produceDrained() ([]json.RawMessage, pullStatus) {
 		case pullEnd:
 			it.drained = true
 		case pullItem:
-			if it.grouper != nil {
+			if it.top != nil {
+				it.top.add(e, it.cur.r.Min)
+			} else if it.grouper != nil {
 				if err := it.grouper.add(e.out); err != nil {
 					it.fail(fmt.Errorf("combining the ranges' aggregates: %w", err))
 					return nil, pullEnd
@@ -430,7 +440,9 @@ func (it *Iterator) produceDrained() ([]json.RawMessage, pullStatus) {
 // drainedResults are the final results of a drained query, after OFFSET, LIMIT and TOP.
 func (it *Iterator) drainedResults() []json.RawMessage {
 	var all []json.RawMessage
-	if it.grouper != nil {
+	if it.top != nil {
+		all = it.top.results()
+	} else if it.grouper != nil {
 		all = it.grouper.results()
 	} else {
 		v := json.RawMessage(sprintf("%d", it.dcount))
@@ -583,6 +595,9 @@ func (it *Iterator) continuation() (string, error) {
 	if !it.set {
 		// Nothing was read: resume where this run would have started.
 		return it.o.Continuation, nil
+	}
+	if it.shape.nonStreaming {
+		return "", errNonStreamingResume
 	}
 	t := &token{Fingerprint: it.fp, Mode: it.mode(), Skipped: it.skipped, Emitted: it.emitted}
 	for _, r := range it.ranges {

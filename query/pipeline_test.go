@@ -452,7 +452,7 @@ func (g *goneBackend) page(ctx context.Context, req pageRequest) (page, PageInfo
 func TestPlanFeaturesThePipelineDoesNotRunAreRefusedByName(t *testing.T) {
 	ranges := `"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]`
 	cases := []struct{ name, plan, feature string }{
-		{"vector search", `{"queryInfo":{"hasNonStreamingOrderBy":true,"orderBy":["Descending"]},` + ranges + `}`, "non-streaming ORDER BY"},
+		{"vector search with DISTINCT", `{"queryInfo":{"hasNonStreamingOrderBy":true,"orderBy":["Descending"],"distinctType":"Ordered","top":5},` + ranges + `}`, "non-streaming ORDER BY"},
 		{"hybrid search", `{"queryInfo":{},"hybridSearchQueryInfo":{"globalStatisticsQuery":"…"},` + ranges + `}`, "hybrid search"},
 		{"MakeList", `{"queryInfo":{"aggregates":["MakeList"],"hasSelectValue":true},` + ranges + `}`, "aggregate MakeList"},
 		{"an alias's MakeSet", `{"queryInfo":{"groupByAliasToAggregateType":{"s":"MakeSet"}},` + ranges + `}`, "aggregate MakeSet"},

@@ -11,7 +11,7 @@ import (
 // supportedFeatures is what this pipeline runs on the client, sent with every query
 // plan request (x-ms-cosmos-supported-query-features): the service refuses to plan a
 // query that needs anything else, and shapes the rewritten query for these.
-const supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, NonValueAggregate, DCount"
+const supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, NonValueAggregate, DCount, NonStreamingOrderBy"
 
 // orderByPlaceholder is where the service's rewritten ORDER BY query takes a resume
 // filter. This pipeline resumes each range from its own continuation and skips what it
@@ -122,14 +122,18 @@ func objectKeys(raw json.RawMessage) []string {
 
 // shape is how a planned query runs on the client.
 type shape struct {
-	ordered  bool // k-way merge on orderByItems
-	sorts    []bool
-	grouping bool // aggregates or GROUP BY: drain every range, then emit
-	distinct string
-	dcount   *dCount
-	top      int // -1: none
-	offset   int
-	limit    int // -1: none
+	ordered bool // k-way merge on orderByItems
+	// nonStreaming: ORDER BY a score (vector search): drain every range into a buffer
+	// of the buffer best rows, then emit them (nonstreaming.go)
+	nonStreaming bool
+	buffer       int
+	sorts        []bool
+	grouping     bool // aggregates or GROUP BY: drain every range, then emit
+	distinct     string
+	dcount       *dCount
+	top          int // -1: none
+	offset       int
+	limit        int // -1: none
 }
 
 // needsPipeline reports whether the plan asks for client-side work beyond running the
@@ -142,6 +146,8 @@ func (s shape) needsPipeline() bool {
 // plan is refused.
 func (s shape) mode() string {
 	switch {
+	case s.nonStreaming:
+		return "nonstreaming"
 	case s.grouping:
 		return "group"
 	case s.dcount != nil:
@@ -159,9 +165,6 @@ func shapeOf(p *queryPlan) (shape, error) {
 	if len(p.Hybrid) > 0 && string(p.Hybrid) != "null" {
 		return s, &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo)"}
 	}
-	if qi.HasNonStreamingOrderBy {
-		return s, &UnsupportedError{Feature: "non-streaming ORDER BY (vector search)"}
-	}
 	for _, o := range qi.OrderBy {
 		switch o {
 		case "Ascending":
@@ -173,6 +176,12 @@ func shapeOf(p *queryPlan) (shape, error) {
 		}
 	}
 	s.ordered = len(s.sorts) > 0
+	if qi.HasNonStreamingOrderBy {
+		if !s.ordered {
+			return s, fmt.Errorf("the query plan has hasNonStreamingOrderBy but no orderBy")
+		}
+		s.ordered, s.nonStreaming = false, true
+	}
 	for _, a := range qi.Aggregates {
 		if !knownAggregate(a) {
 			return s, &UnsupportedError{Feature: "aggregate " + a}
@@ -202,6 +211,8 @@ func shapeOf(p *queryPlan) (shape, error) {
 		return s, &UnsupportedError{Feature: "DCount with GROUP BY, aggregates or ORDER BY"}
 	case s.grouping && s.distinct != "":
 		return s, &UnsupportedError{Feature: "DISTINCT with GROUP BY or aggregates"}
+	case s.nonStreaming && (s.grouping || s.distinct != "" || s.dcount != nil):
+		return s, &UnsupportedError{Feature: "non-streaming ORDER BY (vector search) with DISTINCT, GROUP BY or aggregates"}
 	}
 	if qi.Top != nil {
 		s.top = *qi.Top
@@ -214,6 +225,12 @@ func shapeOf(p *queryPlan) (shape, error) {
 	}
 	if s.top < -1 || s.offset < 0 || s.limit < -1 {
 		return s, fmt.Errorf("the query plan has a negative TOP, OFFSET or LIMIT")
+	}
+	if s.nonStreaming {
+		var err error
+		if s.buffer, err = nonStreamingBuffer(s); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }

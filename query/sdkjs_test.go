@@ -95,6 +95,12 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 // emulator: each query's items, or its error.
 func jsQueryResults(t *testing.T, e *emulatorQuery, specs []cosmos.QuerySpec) []jsResult {
 	t.Helper()
+	return jsQueryResultsIn(t, e, "c", specs)
+}
+
+// jsQueryResultsIn is jsQueryResults over another container of database db.
+func jsQueryResultsIn(t *testing.T, e *emulatorQuery, container string, specs []cosmos.QuerySpec) []jsResult {
+	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "sdkcompat", "js"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +120,7 @@ func jsQueryResults(t *testing.T, e *emulatorQuery, specs []cosmos.QuerySpec) []
 		Database  string  `json:"database"`
 		Container string  `json:"container"`
 		Queries   []query `json:"queries"`
-	}{Database: "db", Container: "c"}
+	}{Database: "db", Container: container}
 	for _, s := range specs {
 		in.Queries = append(in.Queries, query{s.Query, s.Parameters})
 	}

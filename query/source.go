@@ -484,7 +484,7 @@ func (it *Iterator) fetch(r *rangeState) {
 	}
 	gen, cont := r.gen, r.next
 	var s *sorter
-	if it.shape.ordered {
+	if it.shape.ordered || it.shape.nonStreaming {
 		s = &it.sorter // set once, before the first request: read-only here
 	}
 	it.wg.Add(1)

@@ -22,6 +22,9 @@ type evalEnv struct {
 	// row is projected; aggExpr.index points into it. (A pointer keeps the
 	// environment, allocated per document, at three words.)
 	aggs *[]*Value
+	// vectors are the query's VectorDistance calls as bound to the container's
+	// vector embedding policy (vector.go); nil outside a bound program.
+	vectors map[*vectorDistanceExpr]vectorSpec
 }
 
 // Shared results; expression evaluation never mutates values.

@@ -689,6 +689,9 @@ func (p *sqlParser) call(name token) (expr, error) {
 	if agg, ok := aggregateFuncs[fn]; ok {
 		return p.aggregate(name, agg)
 	}
+	if fn == "VECTORDISTANCE" {
+		return p.vectorDistance(name)
+	}
 	f, ok := functions[fn]
 	if !ok {
 		return nil, unsupported(name)

@@ -202,7 +202,7 @@ func (p *Program) termSQL(x expr) []byte {
 	if path := docPath(x); path != nil {
 		return appendRootPath([]byte("ROOT"), path)
 	}
-	v := x.eval(&evalEnv{params: p.params})
+	v := x.eval(&evalEnv{params: p.params, vectors: p.vectors})
 	if v == nil {
 		return []byte("undefined")
 	}
@@ -239,6 +239,9 @@ type OrderItem struct {
 func (p *Program) OrderBy() []OrderItem {
 	out := make([]OrderItem, 0, len(p.q.orderBy))
 	for _, o := range p.q.orderBy {
+		if orderByScore(o.x) {
+			continue // a score, not an indexed path (vector.go)
+		}
 		out = append(out, OrderItem{Path: docPath(o.x), Descending: o.desc})
 	}
 	return out
@@ -273,7 +276,7 @@ func (p *Program) PinnedValue(path []string) (value []byte, ok bool) {
 			if !samePath(dp, path) || !p.constant(side) {
 				return false
 			}
-			v := side.eval(&evalEnv{params: p.params})
+			v := side.eval(&evalEnv{params: p.params, vectors: p.vectors})
 			if v == nil {
 				return false
 			}

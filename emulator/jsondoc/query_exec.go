@@ -20,6 +20,11 @@ type Program struct {
 	// document; proj those projecting a selected document needs; sel both,
 	// for a streaming query that filters and projects in one go.
 	scan, proj, sel fieldSet
+	// desc says, per ORDER BY item, whether its values sort from the highest down
+	// (DESC, or a similarity score ordered most similar first: vector.go); vectors
+	// are the VectorDistance calls bound to the container's policy.
+	desc    []bool
+	vectors map[*vectorDistanceExpr]vectorSpec
 }
 
 // fieldSet names the top-level properties an evaluation reads, or whole
@@ -62,6 +67,11 @@ func (fs *fieldSet) union(o fieldSet) {
 // resolves TOP, OFFSET and LIMIT. params holds values under the names the
 // SDKs send ("@name"; the bare name is accepted too).
 func (q *Query) Bind(params map[string]*Value) (*Program, error) {
+	return q.BindWith(params, BindOptions{})
+}
+
+// BindWith is Bind for a query run in a container, whose policies opts carries.
+func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, error) {
 	for _, name := range q.params {
 		if _, ok := lookupParam(params, name); !ok {
 			return nil, fmt.Errorf("query parameter %s is not defined", name)
@@ -76,6 +86,9 @@ func (q *Query) Bind(params map[string]*Value) (*Program, error) {
 		return nil, err
 	}
 	if p.limit, err = q.Limit.resolve("LIMIT", params, -1); err != nil {
+		return nil, err
+	}
+	if err = p.bindVectors(opts); err != nil {
 		return nil, err
 	}
 	if q.Where != nil {
@@ -200,7 +213,7 @@ func (p *Program) Select(dst, body []byte) (out []byte, ok bool, err error) {
 	if err != nil {
 		return dst, false, err
 	}
-	env := evalEnv{doc: doc, params: p.params}
+	env := evalEnv{doc: doc, params: p.params, vectors: p.vectors}
 	if !p.match(&env) {
 		return dst, false, nil
 	}
@@ -270,7 +283,7 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.scan.whole && len(p.scan.names) > 0 {
 		reuse = &fieldReader{}
 	}
-	env := &evalEnv{params: p.params} // one environment for the scan; only doc changes
+	env := &evalEnv{params: p.params, vectors: p.vectors} // one environment for the scan; only doc changes
 	for _, d := range docs {
 		var (
 			doc *Value
@@ -370,15 +383,15 @@ func (r *Result) at(i int) *row {
 
 func (p *Program) compareRows(a, b *row) int {
 	c := compareOrderKeys(&a.k0, &b.k0)
-	if p.q.orderBy[0].desc {
+	if p.desc[0] {
 		c = -c
 	}
 	if c != 0 {
 		return c
 	}
-	for i, o := range p.q.orderBy[1:] {
+	for i := range p.q.orderBy[1:] {
 		c := compareOrderKeys(&a.keys[i], &b.keys[i])
-		if o.desc {
+		if p.desc[i+1] {
 			c = -c
 		}
 		if c != 0 {
@@ -386,7 +399,7 @@ func (p *Program) compareRows(a, b *row) int {
 		}
 	}
 	c = cmp.Compare(a.seq, b.seq)
-	if p.q.orderBy[0].desc {
+	if p.desc[0] {
 		c = -c
 	}
 	return c
@@ -408,7 +421,7 @@ func (r *Result) Position(i int) ([]*Value, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	env := evalEnv{doc: doc, params: r.prog.params}
+	env := evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors}
 	keys := make([]*Value, len(r.prog.q.orderBy))
 	for j, o := range r.prog.q.orderBy {
 		keys[j] = o.x.eval(&env)
@@ -444,7 +457,7 @@ func (r *Result) AppendRow(dst []byte, i int) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	v := r.prog.project(&evalEnv{doc: doc, params: r.prog.params})
+	v := r.prog.project(&evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors})
 	if v == nil {
 		return dst, fmt.Errorf("row %d has no value", i) // filtered while materializing; cannot happen
 	}
@@ -547,7 +560,7 @@ func (a *aggregation) rows(p *Program) []row {
 		for i := range g.states {
 			vals[i] = g.states[i].result()
 		}
-		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals}); v != nil {
+		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals, vectors: p.vectors}); v != nil {
 			rows = append(rows, row{val: v})
 		}
 	}
@@ -567,5 +580,5 @@ func (p *Program) Match(body []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.match(&evalEnv{doc: doc, params: p.params}), nil
+	return p.match(&evalEnv{doc: doc, params: p.params, vectors: p.vectors}), nil
 }

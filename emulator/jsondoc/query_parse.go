@@ -323,8 +323,8 @@ func (p *sqlParser) clauses(q *Query) error {
 			if err != nil {
 				return err
 			}
-			if !orderablePath(x) {
-				return unsupportedf("ORDER BY %s: ORDER BY takes document paths such as c.name or c[\"name\"] (found at offset %d)", sqlText(x), start.pos)
+			if !orderablePath(x) && !orderByScore(x) {
+				return unsupportedf("ORDER BY %s: ORDER BY takes document paths such as c.name or c[\"name\"], or VectorDistance(…) (found at offset %d)", sqlText(x), start.pos)
 			}
 			it := orderItem{x: x}
 			switch t := p.peek(); {
@@ -396,6 +396,9 @@ func (q *Query) validate() error {
 	aggregating := q.Aggregating()
 	if q.sel.kind == selectStar && len(q.groupBy) > 0 {
 		return invalidQuery(0, "'SELECT *' is not allowed with GROUP BY; list the grouped expressions")
+	}
+	if q.NonStreamingOrderBy() && len(q.orderBy) > 1 {
+		return unsupportedf("ORDER BY VectorDistance(…) beside other ORDER BY items; order by the score alone")
 	}
 	if q.Top.Set && q.Offset.Set {
 		return invalidQuery(0, "TOP cannot be combined with OFFSET … LIMIT; use one of them")

@@ -21,6 +21,7 @@ type PlanInfo struct {
 	GroupByAliasToAggregateType map[string]*string
 	Aggregates                  []string // the aggregate of a VALUE aggregate query
 	HasSelectValue              bool
+	HasNonStreamingOrderBy      bool   // ORDER BY a vector score (vector.go)
 	RewrittenQuery              string // "" when each range runs the query as it is
 }
 
@@ -40,6 +41,7 @@ func (q *Query) Features() []string {
 	add(len(q.orderBy) > 1, "MultipleOrderBy")
 	add(q.Offset.Set, "OffsetAndLimit")
 	add(len(q.orderBy) > 0, "OrderBy")
+	add(q.NonStreamingOrderBy(), "NonStreamingOrderBy")
 	add(q.Top.Set, "Top")
 	return f
 }
@@ -78,6 +80,7 @@ func (p *Program) Plan() (*PlanInfo, error) {
 		GroupByAliasToAggregateType: map[string]*string{},
 		Aggregates:                  []string{},
 		HasSelectValue:              q.sel.kind == selectValue,
+		HasNonStreamingOrderBy:      q.NonStreamingOrderBy(),
 	}
 	if q.Top.Set {
 		info.Top = intPtr(p.top)
@@ -85,8 +88,8 @@ func (p *Program) Plan() (*PlanInfo, error) {
 	if q.Offset.Set {
 		info.Offset, info.Limit = intPtr(p.offset), intPtr(p.limit)
 	}
-	for _, o := range q.orderBy {
-		info.OrderBy = append(info.OrderBy, map[bool]string{false: "Ascending", true: "Descending"}[o.desc])
+	for i, o := range q.orderBy {
+		info.OrderBy = append(info.OrderBy, map[bool]string{false: "Ascending", true: "Descending"}[p.desc[i]])
 		info.OrderByExpressions = append(info.OrderByExpressions, sqlText(o.x))
 	}
 	for _, g := range q.groupBy {
