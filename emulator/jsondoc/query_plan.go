@@ -41,6 +41,7 @@ func (q *Query) Features() []string {
 	add(q.Offset.Set, "OffsetAndLimit")
 	add(len(q.orderBy) > 0, "OrderBy")
 	add(q.Top.Set, "Top")
+	add(q.rank != nil, "HybridSearch")
 	return f
 }
 
@@ -69,6 +70,9 @@ func (placeholderExpr) appendSQL(b []byte) []byte {
 // is an error wrapping [ErrUnsupported].
 func (p *Program) Plan() (*PlanInfo, error) {
 	q := p.q
+	if q.rank != nil {
+		return nil, q.rankPlanError()
+	}
 	info := &PlanInfo{
 		DistinctType:                "None",
 		OrderBy:                     []string{},
