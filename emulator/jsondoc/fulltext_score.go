@@ -164,12 +164,10 @@ func (s *ftScorer) count(env *evalEnv) ftCounts {
 	if !ok {
 		return ftCounts{}
 	}
-	words := fullTextWords(text)
-	c := ftCounts{ok: true, words: len(words), tf: make([]int, len(s.terms))}
-	s.words += len(words)
-	for i, t := range s.terms {
-		c.tf[i] = phraseCount(words, t)
-		if c.tf[i] > 0 {
+	c := countTerms(text, s.terms)
+	s.words += c.words
+	for i, tf := range c.tf {
+		if tf > 0 {
 			s.hits[i]++
 		}
 	}
@@ -178,25 +176,111 @@ func (s *ftScorer) count(env *evalEnv) ftCounts {
 
 // score is BM25 of counted document c against the statistics gathered.
 func (s *ftScorer) score(c ftCounts) (float64, bool) {
+	hits := make([]float64, len(s.hits))
+	for i, h := range s.hits {
+		hits[i] = float64(h)
+	}
+	return bm25(c, float64(s.docs), float64(s.words), hits)
+}
+
+// bm25 scores counted document c in a corpus of docs documents holding words words
+// at the path, hits[i] of which hold term i.
+func bm25(c ftCounts, docs, words float64, hits []float64) (float64, bool) {
 	if !c.ok {
 		return 0, false
 	}
-	n := float64(s.docs)
 	lengthNorm := 1.0
-	if s.words > 0 {
-		lengthNorm = float64(c.words) / (float64(s.words) / n)
+	if words > 0 && docs > 0 {
+		lengthNorm = float64(c.words) / (words / docs)
 	}
 	total := 0.0
 	for i, tf := range c.tf {
-		if tf == 0 {
+		if tf == 0 || i >= len(hits) {
 			continue
 		}
-		df := float64(s.hits[i])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		df := hits[i]
+		idf := math.Log(1 + (docs-df+0.5)/(df+0.5))
 		f := float64(tf)
 		total += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*lengthNorm))
 	}
 	return total, true
+}
+
+// countTerms counts text's words and each term's occurrences in it.
+func countTerms(text string, terms [][]string) ftCounts {
+	words := fullTextWords(text)
+	c := ftCounts{ok: true, words: len(words), tf: make([]int, len(terms))}
+	for i, t := range terms {
+		c.tf[i] = phraseCount(words, t)
+	}
+	return c
+}
+
+// The internal functions of the service's hybrid search plans, which a client sends
+// to each range with the container-wide statistics substituted (.NET SDK
+// QueryPlanRetrieverTests; the JavaScript SDK's hybridQueryExecutionContext fills the
+// placeholders):
+//
+//	_FullTextWordCount(path)                                  the number of words of the text at path
+//	_FullTextScore(path, [terms], documentCount, totalWordCount, [hitCounts])
+//	                                                          BM25 with those statistics
+//
+// Both are undefined when the path is not a string (and _FullTextScore when the
+// statistics are not numbers).
+func init() {
+	functions["_FULLTEXTWORDCOUNT"] = &function{1, 1, fnFullTextWordCount}
+	functions["_FULLTEXTSCORE"] = &function{5, 5, fnFullTextScoreWith}
+}
+
+func fnFullTextWordCount(a args) *Value {
+	text, ok := str(a.v[0])
+	if !ok {
+		return nil
+	}
+	return intValue(int64(len(fullTextWords(text))))
+}
+
+func fnFullTextScoreWith(a args) *Value {
+	text, ok := str(a.v[0])
+	hitCounts := a.get(4)
+	if !ok || a.v[1] == nil || a.v[1].Kind != KindArray || hitCounts == nil || hitCounts.Kind != KindArray {
+		return nil
+	}
+	docs, ok1 := number(a.v[2])
+	words, ok2 := number(a.v[3])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	terms := make([][]string, len(a.v[1].Arr))
+	for i, t := range a.v[1].Arr {
+		s, ok := str(t)
+		if !ok {
+			return nil
+		}
+		terms[i] = fullTextWords(s)
+	}
+	hits := make([]float64, len(hitCounts.Arr))
+	for i, h := range hitCounts.Arr {
+		if hits[i], ok = number(h); !ok {
+			return nil
+		}
+	}
+	v, _ := bm25(countTerms(text, terms), docs, words, hits)
+	return floatValue(v)
+}
+
+func number(v *Value) (float64, bool) {
+	if v == nil || v.Kind != KindNumber {
+		return 0, false
+	}
+	return numberFloat(v.Num), true
+}
+
+// statsScoreCall reports whether x is a call of _FullTextScore, which ORDER BY takes in
+// the component queries of a hybrid search plan.
+func statsScoreCall(x expr) bool {
+	c, ok := x.(*callExpr)
+	return ok && c.f == functions["_FULLTEXTSCORE"]
 }
 
 // phraseCount counts the occurrences of phrase in words (overlapping ones too).

@@ -328,7 +328,7 @@ func (p *sqlParser) clauses(q *Query) error {
 			if err != nil {
 				return err
 			}
-			if !orderablePath(x) {
+			if !orderablePath(x) && !statsScoreCall(x) {
 				return unsupportedf("ORDER BY %s: ORDER BY takes document paths such as c.name or c[\"name\"] (found at offset %d)", sqlText(x), start.pos)
 			}
 			it := orderItem{x: x}
