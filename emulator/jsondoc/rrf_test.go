@@ -1,6 +1,9 @@
 package jsondoc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRRFFusion checks reciprocal rank fusion against ranks and sums worked out by
 // hand over rankCorpus. Component scores (fulltext_score_test.go):
@@ -39,5 +42,43 @@ func TestRRFFusion(t *testing.T) {
 	}
 	if got := runQuery(t, `SELECT TOP 1 c.id FROM c ORDER BY RANK RRF(`+comps+`)`, nil, rankCorpus); got != `[{"id":"3"}]` {
 		t.Errorf("TOP 1 of the fusion: %s", got)
+	}
+}
+
+// TestHybridPlanMatchesTheServiceBaseline: the plan of the .NET SDK's baseline query
+// (QueryPlanRetrieverTests, hybrid search optimization disabled) is the service's, to
+// the character.
+func TestHybridPlanMatchesTheServiceBaseline(t *testing.T) {
+	q, err := ParseQuery(`SELECT TOP 10 * FROM c ORDER BY RANK FullTextScore(c.text, "swim", "run")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := q.Bind(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.HybridPlan(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const score = `_FullTextScore(c.text, ["swim", "run"], {documentdb-formattablehybridsearchquery-totaldocumentcount}, {documentdb-formattablehybridsearchquery-totalwordcount-0}, {documentdb-formattablehybridsearchquery-hitcountsarray-0})`
+	wantStats := "SELECT COUNT(1) AS documentCount, [{\"totalWordCount\": SUM(_FullTextWordCount(c.text)), \"hitCounts\": [COUNTIF(FullTextContains(c.text, \"swim\")), COUNTIF(FullTextContains(c.text, \"run\"))]}] AS fullTextStatistics\nFROM c"
+	wantComp := "SELECT TOP 120 c._rid, [{\"item\": " + score + "}] AS orderByItems, {\"payload\": c, \"componentScores\": [(" + score + " ?? -1)]} AS payload\nFROM c\nWHERE ({documentdb-formattableorderbyquery-filter})\nORDER BY " + score + " DESC"
+	if plan.GlobalStatisticsQuery != wantStats {
+		t.Errorf("global statistics query\n got %q\nwant %q", plan.GlobalStatisticsQuery, wantStats)
+	}
+	if len(plan.Components) != 1 || plan.Components[0].RewrittenQuery != wantComp || *plan.Components[0].Top != 120 ||
+		plan.Components[0].OrderByExpressions[0] != score || !plan.Components[0].NonStreamingOrderBy {
+		t.Errorf("component %+v\nwant query %q", plan.Components, wantComp)
+	}
+	if plan.Take == nil || *plan.Take != 10 || plan.Skip != nil || !plan.RequiresGlobalStatistics || len(plan.Weights) != 0 {
+		t.Errorf("take %v skip %v stats %v weights %v", plan.Take, plan.Skip, plan.RequiresGlobalStatistics, plan.Weights)
+	}
+	opt, err := p.HybridPlan(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(wantComp, "[("+score+" ?? -1)]", "[]", 1); opt.Components[0].RewrittenQuery != want {
+		t.Errorf("with HybridSearchSkipOrderByRewrite one component keeps its ORDER BY and sends no scores:\n got %q\nwant %q", opt.Components[0].RewrittenQuery, want)
 	}
 }
