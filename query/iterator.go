@@ -172,6 +172,16 @@ func (it *Iterator) setup(ctx context.Context) error {
 			}
 			return err
 		}
+		if it.shape.hybrid != nil {
+			if it.o.PartitionKeyPrefix != nil {
+				return &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo)", Prefix: true}
+			}
+			if err := it.setupHybrid(ctx, p); err != nil {
+				return err
+			}
+			it.set = true
+			return nil
+		}
 		it.spec.Query = perRangeQuery(p, it.o.Spec.Query)
 		it.sorter = sorter{desc: it.shape.sorts}
 		if it.shape.grouping {
@@ -277,7 +287,7 @@ func (it *Iterator) produce() ([]json.RawMessage, pullStatus) {
 	if it.done() {
 		return nil, pullEnd
 	}
-	if it.shape.grouping || it.shape.dcount != nil {
+	if it.shape.grouping || it.shape.dcount != nil || it.shape.hybrid != nil {
 		return it.produceDrained()
 	}
 	var out []json.RawMessage
@@ -583,6 +593,9 @@ func (it *Iterator) continuation() (string, error) {
 	if !it.set {
 		// Nothing was read: resume where this run would have started.
 		return it.o.Continuation, nil
+	}
+	if it.shape.hybrid != nil {
+		return "", errHybridUnresumable
 	}
 	t := &token{Fingerprint: it.fp, Mode: it.mode(), Skipped: it.skipped, Emitted: it.emitted}
 	for _, r := range it.ranges {
