@@ -438,7 +438,7 @@ func (s *Server) Account() cosmos.Account {
 		SystemReplicationPolicy:      cosmos.ReplicationPolicy{AsyncReplication: false, MinReplicaSetSize: min(3, s.cfg.Replicas), MaxReplicasetSize: s.cfg.Replicas},
 		UserConsistencyPolicy:        cosmos.ConsistencyPolicy{DefaultConsistencyLevel: s.cfg.Consistency},
 		ReadPolicy:                   cosmos.ReadPolicy{PrimaryReadCoefficient: 1, SecondaryReadCoefficient: 1},
-		QueryEngineConfiguration:     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"sqlAllowGroupByClause":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlDisableOptimizationFlags":0,"sqlAllowTop":true,"enableSpatialIndexing":true}`,
+		QueryEngineConfiguration:     queryEngineConfiguration(),
 	}
 	for _, i := range *s.order.Load() {
 		loc := cosmos.Location{Name: s.regions[i].name, Endpoint: s.regions[i].url + "/"}

@@ -96,6 +96,9 @@ func ParseQuery(sql string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.refuseUnsupportedConstructs(); err != nil {
+		return nil, err
+	}
 	t := p.next()
 	if !isKeyword(t, "SELECT") {
 		if t.kind == tokEOF {
