@@ -56,9 +56,11 @@ page requests at once, --parallelism), merging on the client as the SDKs do: ORD
 (one or more paths) by a k-way merge, TOP and OFFSET … LIMIT after the merge,
 DISTINCT, the aggregates COUNT, SUM, MIN, MAX and AVG (VALUE or not), and GROUP
 BY. A range that splits during the query is replaced by its children, from where
-it was. A plan feature cosmosctl does not run across partitions (a vector or
-hybrid search) is an error naming it (exit 2): give --pk to run it in one
-partition.
+it was. ORDER BY RANK (FullTextScore, RRF) runs as the service's hybrid search
+plan: global statistics from every range, each component query on every range,
+reciprocal rank fusion; it has no continuation token. A plan feature cosmosctl
+does not run across partitions (a vector search) is an error naming it (exit 2):
+give --pk to run it in one partition.
 
 How much: the first --max-items items (default 100), then the command prints a
 continuation token on stderr; --continuation TOKEN resumes after them, with every

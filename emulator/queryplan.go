@@ -222,8 +222,12 @@ type queryRange struct {
 	IsMaxInclusive bool   `json:"isMaxInclusive"`
 }
 
-// queryPlan renders prog's plan as the service's JSON.
-func queryPlan(prog *jsondoc.Program) ([]byte, error) {
+// queryPlan renders prog's plan as the service's JSON; features is the client's
+// x-ms-cosmos-supported-query-features.
+func queryPlan(prog *jsondoc.Program, features string) ([]byte, error) {
+	if prog.Query().Ranked() {
+		return hybridQueryPlan(prog, features)
+	}
 	info, err := prog.Plan()
 	if err != nil {
 		return nil, err
@@ -249,7 +253,7 @@ func (s *Server) serveQueryPlan(req *request, prog *jsondoc.Program) {
 		s.writeError(req, badRequest("Query contains 1 or more unsupported features. Upgrade your SDK to a version which does support the requested features: Query contained %s, which the calling client does not support.", strings.Join(missing, ", ")), 0)
 		return
 	}
-	body, err := queryPlan(prog)
+	body, err := queryPlan(prog, req.r.Header.Get(cosmos.HeaderSupportedQueryFeatures))
 	if err != nil {
 		s.writeError(req, badRequest("%v", err), 0)
 		return
@@ -280,7 +284,7 @@ func missingFeatures(header string, needed []string) []string {
 // does: 400/1004 with the plan in additionalErrorInfo.
 func (s *Server) refuseNeedsPlan(req *request, prog *jsondoc.Program) {
 	info := ""
-	if body, err := queryPlan(prog); err == nil {
+	if body, err := queryPlan(prog, req.r.Header.Get(cosmos.HeaderSupportedQueryFeatures)); err == nil {
 		info = string(body)
 	}
 	s.writeErrorInfo(req, cosmosErr(400, subCrossPartitionQueryNotServable, needsPlanMessage), 0, info)

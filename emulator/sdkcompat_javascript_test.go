@@ -87,3 +87,13 @@ func TestOfficialJavaScriptSDK(t *testing.T) {
 func TestOfficialJavaScriptSDKThroughTopologyChanges(t *testing.T) {
 	runJavaScriptSuite(t, emulator.Config{MergeEnabled: true, Ranges: 6, FeedPageSize: 1}, "topology.test.js")
 }
+
+// TestOfficialJavaScriptSDKHybridSearch runs sdkcompat/js/hybrid.test.js: ORDER BY RANK
+// FullTextScore and RRF across four ranges through the SDK's hybrid search pipeline
+// (the emulator's hybridSearchQueryInfo plan, the global statistics query and the
+// component queries), with and without the plan optimization, in the orders worked out
+// by hand in emulator/jsondoc; within a partition key; and the service's refusal of
+// FullTextScore in a projection.
+func TestOfficialJavaScriptSDKHybridSearch(t *testing.T) {
+	runJavaScriptSuite(t, emulator.Config{Ranges: 4}, "hybrid.test.js")
+}

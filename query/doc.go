@@ -7,9 +7,9 @@
 // cannot: the k-way merge of ORDER BY (Cosmos's order across types: undefined, null,
 // booleans, numbers, strings), TOP and OFFSET/LIMIT after the merge, DISTINCT (ordered:
 // against the previous item; unordered: against every value seen), aggregates and GROUP
-// BY (the ranges' partials combined, emitted once every range is drained) and DCount.
-// A plan that needs anything else (vector or hybrid search, MakeList…) is an
-// UnsupportedError naming it.
+// BY (the ranges' partials combined, emitted once every range is drained), DCount, and
+// hybrid search (ORDER BY RANK: hybrid.go). A plan that needs anything else (vector
+// search, MakeList…) is an UnsupportedError naming it.
 //
 // Every request is an engine operation built from Options.Page, so each page is routed
 // to the effective regions, retried, failed over and hedged like a point read, and

@@ -173,6 +173,16 @@ func (it *Iterator) setup(ctx context.Context) error {
 			}
 			return err
 		}
+		if it.shape.hybrid != nil {
+			if it.o.PartitionKeyPrefix != nil {
+				return &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo)", Prefix: true}
+			}
+			if err := it.setupHybrid(ctx, p); err != nil {
+				return err
+			}
+			it.set = true
+			return nil
+		}
 		it.spec.Query = perRangeQuery(p, it.o.Spec.Query)
 		it.sorter = sorter{desc: it.shape.sorts}
 		if it.shape.grouping {
@@ -284,7 +294,7 @@ func (it *Iterator) produce() ([]json.RawMessage, pullStatus) {
 	if it.done() {
 		return nil, pullEnd
 	}
-	if it.shape.grouping || it.shape.dcount != nil || it.shape.nonStreaming {
+	if it.shape.grouping || it.shape.dcount != nil || it.shape.nonStreaming || it.shape.hybrid != nil {
 		return it.produceDrained()
 	}
 	var out []json.RawMessage
@@ -598,6 +608,9 @@ func (it *Iterator) continuation() (string, error) {
 	}
 	if it.shape.nonStreaming {
 		return "", errNonStreamingResume
+	}
+	if it.shape.hybrid != nil {
+		return "", errHybridUnresumable
 	}
 	t := &token{Fingerprint: it.fp, Mode: it.mode(), Skipped: it.skipped, Emitted: it.emitted}
 	for _, r := range it.ranges {

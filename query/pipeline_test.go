@@ -453,7 +453,6 @@ func TestPlanFeaturesThePipelineDoesNotRunAreRefusedByName(t *testing.T) {
 	ranges := `"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]`
 	cases := []struct{ name, plan, feature string }{
 		{"vector search with DISTINCT", `{"queryInfo":{"hasNonStreamingOrderBy":true,"orderBy":["Descending"],"distinctType":"Ordered","top":5},` + ranges + `}`, "non-streaming ORDER BY"},
-		{"hybrid search", `{"queryInfo":{},"hybridSearchQueryInfo":{"globalStatisticsQuery":"…"},` + ranges + `}`, "hybrid search"},
 		{"MakeList", `{"queryInfo":{"aggregates":["MakeList"],"hasSelectValue":true},` + ranges + `}`, "aggregate MakeList"},
 		{"an alias's MakeSet", `{"queryInfo":{"groupByAliasToAggregateType":{"s":"MakeSet"}},` + ranges + `}`, "aggregate MakeSet"},
 		{"two aggregates in one VALUE", `{"queryInfo":{"aggregates":["Count","Sum"],"hasSelectValue":true},` + ranges + `}`, "several aggregates"},

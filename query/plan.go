@@ -11,7 +11,7 @@ import (
 // supportedFeatures is what this pipeline runs on the client, sent with every query
 // plan request (x-ms-cosmos-supported-query-features): the service refuses to plan a
 // query that needs anything else, and shapes the rewritten query for these.
-const supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, NonValueAggregate, DCount, NonStreamingOrderBy"
+const supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, NonValueAggregate, DCount, NonStreamingOrderBy, HybridSearch"
 
 // orderByPlaceholder is where the service's rewritten ORDER BY query takes a resume
 // filter. This pipeline resumes each range from its own continuation and skips what it
@@ -134,6 +134,8 @@ type shape struct {
 	top          int // -1: none
 	offset       int
 	limit        int // -1: none
+	// hybrid is a hybrid search plan (ORDER BY RANK): run whole first (hybrid.go)
+	hybrid *hybridInfo
 }
 
 // needsPipeline reports whether the plan asks for client-side work beyond running the
@@ -148,6 +150,8 @@ func (s shape) mode() string {
 	switch {
 	case s.nonStreaming:
 		return "nonstreaming"
+	case s.hybrid != nil:
+		return "hybrid"
 	case s.grouping:
 		return "group"
 	case s.dcount != nil:
@@ -163,7 +167,9 @@ func shapeOf(p *queryPlan) (shape, error) {
 	qi := p.Info
 	s := shape{top: -1, limit: -1}
 	if len(p.Hybrid) > 0 && string(p.Hybrid) != "null" {
-		return s, &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo)"}
+		h, err := parseHybrid(p.Hybrid)
+		s.hybrid = h
+		return s, err
 	}
 	for _, o := range qi.OrderBy {
 		switch o {

@@ -246,7 +246,7 @@ func TestPrefixTokensAndOptionsAreChecked(t *testing.T) {
 // too, and the error says the whole key runs it, not "give --pk": a prefix was given.
 func TestAPrefixQueryNeedingAnUnsupportedFeatureNamesTheWholeKey(t *testing.T) {
 	f, prefix, _ := prefixFake(allCases()[0], 1, nil)
-	f.planJSON = `{"queryInfo":{},"hybridSearchQueryInfo":{"globalStatisticsQuery":"…"},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]}`
+	f.planJSON = `{"queryInfo":{},"hybridSearchQueryInfo":{"globalStatisticsQuery":"…","componentQueryInfos":[{"orderBy":["Descending"],"rewrittenQuery":"SELECT …"}]},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}]}`
 	it := mustStart(t, f, Options{PartitionKeyPrefix: prefix})
 	defer it.Close()
 	_, _, err := it.Next(context.Background())

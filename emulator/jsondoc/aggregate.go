@@ -10,15 +10,19 @@ const (
 	aggMin
 	aggMax
 	aggAvg
+	// aggCountIf counts the documents for which its argument is true. The service's
+	// hybrid search plans use it in their global statistics query, and its plans name it
+	// "CountIf" (.NET SDK QueryPlanRetrieverTests: SELECT VALUE COUNTIF(c.valid)).
+	aggCountIf
 )
 
 var aggregateFuncs = map[string]aggKind{
-	"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg,
+	"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg, "COUNTIF": aggCountIf,
 }
 
 // planName is the aggregate's name in a query plan.
 func (k aggKind) planName() string {
-	return [...]string{"Count", "Sum", "Min", "Max", "Average"}[k]
+	return [...]string{"Count", "Sum", "Min", "Max", "Average", "CountIf"}[k]
 }
 
 // aggState accumulates one aggregate over a group, with the service's
@@ -44,6 +48,10 @@ func (s *aggState) add(v *Value) {
 	switch s.kind {
 	case aggCount:
 		s.count++
+	case aggCountIf:
+		if isBool(v, true) {
+			s.count++
+		}
 	case aggSum, aggAvg:
 		if v.Kind != KindNumber {
 			s.invalid = true
@@ -77,7 +85,7 @@ func (s *aggState) result() *Value {
 		return nil
 	}
 	switch s.kind {
-	case aggCount:
+	case aggCount, aggCountIf:
 		return intValue(s.count)
 	case aggSum:
 		if s.useFloat {

@@ -59,6 +59,11 @@ func (q *Query) appendTail(b []byte, sep string) []byte {
 		b = append(b, "GROUP BY "...)
 		b = appendList(b, q.groupBy)
 	}
+	if q.rank != nil {
+		b = append(b, sep...)
+		b = append(b, "ORDER BY RANK "...)
+		b = q.rank.x.appendSQL(b)
+	}
 	if len(q.orderBy) > 0 {
 		b = append(b, sep...)
 		b = append(b, "ORDER BY "...)

@@ -93,6 +93,10 @@ type sqlParser struct {
 	// argument; aggs collects them in order.
 	aggOK, inAgg bool
 	aggs         []*aggExpr
+	// rankOK is set while the ORDER BY RANK expression is parsed, the only
+	// place where the scoring functions may appear (fulltext_score.go), and
+	// inRRF inside RRF's arguments, where RRF may not.
+	rankOK, inRRF bool
 }
 
 func newSQLParser(src string) (*sqlParser, error) {
@@ -691,6 +695,9 @@ func (p *sqlParser) call(name token) (expr, error) {
 	}
 	if fn == "VECTORDISTANCE" {
 		return p.vectorDistance(name)
+	}
+	if sf, ok := scoringFuncs[fn]; ok {
+		return p.scoringCall(name, sf)
 	}
 	f, ok := functions[fn]
 	if !ok {

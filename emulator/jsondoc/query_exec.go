@@ -120,6 +120,7 @@ func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, 
 	if q.Distinct || q.Aggregating() || (len(q.orderBy) > 0 && q.sel.kind == selectValue) {
 		p.scan.union(p.proj)
 	}
+	p.addRankFields()
 	return p, nil
 }
 
@@ -165,7 +166,7 @@ func (p *Program) End() int {
 // aggregate or GROUP BY. Such a query pages with [Program.Select]; the
 // others with [Program.Materialize].
 func (p *Program) Streaming() bool {
-	return len(p.q.orderBy) == 0 && !p.q.Distinct && !p.q.Aggregating()
+	return len(p.q.orderBy) == 0 && !p.q.Distinct && !p.q.Aggregating() && p.q.rank == nil
 }
 
 // Ordered reports whether the query has ORDER BY.
@@ -267,6 +268,9 @@ type row struct {
 // service breaks ties by _rid), de-duplicated for DISTINCT (the first
 // occurrence in result order stays), one row per group for aggregates.
 func (p *Program) Materialize(docs []Doc) (*Result, error) {
+	if p.q.rank != nil {
+		return p.materializeRank(docs)
+	}
 	r := &Result{prog: p, Scanned: len(docs)}
 	var groups *aggregation
 	if p.q.Aggregating() {

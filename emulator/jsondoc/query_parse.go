@@ -24,6 +24,7 @@ type Query struct {
 	sel     selection
 	groupBy []expr
 	orderBy []orderItem
+	rank    *rankClause // ORDER BY RANK (rrf.go); nil without it
 	params  []string
 	aggs    []*aggExpr
 }
@@ -317,13 +318,20 @@ func (p *sqlParser) clauses(q *Query) error {
 		if err := p.by("ORDER"); err != nil {
 			return err
 		}
-		for {
+		if isKeyword(p.peek(), "RANK") {
+			r, err := p.rankClause()
+			if err != nil {
+				return err
+			}
+			q.rank = r
+		}
+		for q.rank == nil {
 			start := p.peek()
 			x, err := p.expr()
 			if err != nil {
 				return err
 			}
-			if !orderablePath(x) && !orderByScore(x) {
+			if !orderablePath(x) && !orderByScore(x) && !statsScoreCall(x) {
 				return unsupportedf("ORDER BY %s: ORDER BY takes document paths such as c.name or c[\"name\"], or VectorDistance(…) (found at offset %d)", sqlText(x), start.pos)
 			}
 			it := orderItem{x: x}
@@ -402,6 +410,9 @@ func (q *Query) validate() error {
 	}
 	if q.Top.Set && q.Offset.Set {
 		return invalidQuery(0, "TOP cannot be combined with OFFSET … LIMIT; use one of them")
+	}
+	if err := q.validateRank(); err != nil {
+		return err
 	}
 	if !aggregating {
 		return nil

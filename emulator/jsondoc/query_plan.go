@@ -43,6 +43,7 @@ func (q *Query) Features() []string {
 	add(len(q.orderBy) > 0, "OrderBy")
 	add(q.NonStreamingOrderBy(), "NonStreamingOrderBy")
 	add(q.Top.Set, "Top")
+	add(q.rank != nil, "HybridSearch")
 	return f
 }
 
@@ -71,6 +72,9 @@ func (placeholderExpr) appendSQL(b []byte) []byte {
 // is an error wrapping [ErrUnsupported].
 func (p *Program) Plan() (*PlanInfo, error) {
 	q := p.q
+	if q.rank != nil {
+		return nil, q.rankPlanError()
+	}
 	info := &PlanInfo{
 		DistinctType:                "None",
 		OrderBy:                     []string{},
