@@ -81,6 +81,8 @@ var readmeEnv = map[string]struct{ env, why string }{
 var readmeExitCodes = map[string]int{
 	"cosmosctl create -f order.json": cmd.ExitUnavailable, // "East US, the write region, refuses connections"
 	"cosmosctl import mixed.ndjson":  cmd.ExitPartial,     // "2 lines rejected"
+	// "A level stronger than the account's is refused before the first request"
+	"cosmosctl read order-1 --pk tenant-7 --consistency strong": cmd.ExitUsage,
 }
 
 // readmeShows are what an example must print (stdout and stderr together), because the
@@ -93,6 +95,7 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl create -f order.json`:                                            regexp.MustCompile(`the write region East US did not take the write`),
 	"cosmosctl read o1 --pk t1":                                                 regexp.MustCompile(`using the embedded emulator.* served by cosmosctl probe \(pid \d+\)`),
 	`cosmosctl health`:                                                          regexp.MustCompile(`East US\s+—\s+read\s+\S+\s+\d+ timeouts`),
+	"cosmosctl read order-1 --pk tenant-7 --consistency strong":                 regexp.MustCompile(`consistency Strong is stronger than the account's Session`),
 	"cosmosctl changes --state feed.json":                                       regexp.MustCompile(`(?m)^\{"id":"order-20",`),
 	// The orders of tenant-1 the query examples wrote, one a line.
 	"cosmosctl export --pk tenant-1 --max-ru-per-second 200 --progress json 2>progress.ndjson | wc -l": regexp.MustCompile(`^\s*[1-9]\d*\s*$`),
