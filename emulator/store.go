@@ -424,7 +424,7 @@ func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition
 		return cosmos.Container{}, conflict(fmt.Sprintf("container %q already exists in database %q", id, db))
 	}
 	c := newContainer(d, id, s.nextRID(), def, s.ranges, s.clock.Now().Unix())
-	c.meta = withPolicies(c.meta, props)
+	c.meta = withConflictPolicy(withPolicies(c.meta, props), db)
 	c.setResource(c.meta)
 	c.uniq = newUniqueIndex(c.meta)
 	if s.disk != nil {

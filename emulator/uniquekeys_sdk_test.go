@@ -43,6 +43,10 @@ func TestSDKUniqueKeyPolicy(t *testing.T) {
 	if got == nil || len(got.UniqueKeys) != 2 || !slices.Equal(got.UniqueKeys[1].Paths, []string{"/first", "/last"}) {
 		t.Fatalf("the SDK read the unique key policy back as %+v", got)
 	}
+	// The service fills in its default conflict resolution policy.
+	if cr := props.ContainerProperties.ConflictResolutionPolicy; cr == nil || cr.Mode != azcosmos.ConflictResolutionModeLastWriteWins || cr.ResolutionPath != "/_ts" {
+		t.Errorf("the SDK read the conflict resolution policy as %+v, want last writer wins on /_ts", cr)
+	}
 	t1, t2 := azcosmos.NewPartitionKeyString("t1"), azcosmos.NewPartitionKeyString("t2")
 	mustWrite := func(what string, err error) {
 		t.Helper()
