@@ -307,6 +307,7 @@ func (o *itemOptions) run(ctx context.Context, io *IOStreams, op engine.Operatio
 		return err
 	}
 	res, err := sess.client.Execute(ctx, op)
+	err = withUniqueKeyHint(err)
 	if o.conn.flags.Changed("pk") {
 		err = withPartitionKeyHint(err, o.pk, op.PartitionKey, func() bool {
 			_, cerr := sess.client.PartitionKeyDefinition(ctx, op.Database, op.Container)

@@ -91,11 +91,21 @@ type Container struct {
 	UniqueKeyPolicy       json.RawMessage `json:"uniqueKeyPolicy,omitempty"`
 	VectorEmbeddingPolicy json.RawMessage `json:"vectorEmbeddingPolicy,omitempty"`
 	FullTextPolicy        json.RawMessage `json:"fullTextPolicy,omitempty"`
-	Docs                  string          `json:"_docs,omitempty"`
-	Sprocs                string          `json:"_sprocs,omitempty"`
-	Triggers              string          `json:"_triggers,omitempty"`
-	Udfs                  string          `json:"_udfs,omitempty"`
-	Conflicts             string          `json:"_conflicts,omitempty"`
+	// ConflictResolutionPolicy and GeospatialConfig the service fills in when a
+	// container is created without them.
+	ConflictResolutionPolicy json.RawMessage `json:"conflictResolutionPolicy,omitempty"`
+	GeospatialConfig         json.RawMessage `json:"geospatialConfig,omitempty"`
+	AnalyticalStorageTTL     *int            `json:"analyticalStorageTtl,omitempty"`
+	ChangeFeedPolicy         json.RawMessage `json:"changeFeedPolicy,omitempty"`
+	ComputedProperties       json.RawMessage `json:"computedProperties,omitempty"`
+	ClientEncryptionPolicy   json.RawMessage `json:"clientEncryptionPolicy,omitempty"`
+	// TTLPropertyPath is the deprecated ttlPropertyPath of the .NET SDK.
+	TTLPropertyPath string `json:"ttlPropertyPath,omitempty"`
+	Docs            string `json:"_docs,omitempty"`
+	Sprocs          string `json:"_sprocs,omitempty"`
+	Triggers        string `json:"_triggers,omitempty"`
+	Udfs            string `json:"_udfs,omitempty"`
+	Conflicts       string `json:"_conflicts,omitempty"`
 }
 
 // PartitionKeyDefinition says where a container's documents keep their partition key.

@@ -19,6 +19,7 @@ package emulator
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -504,6 +505,19 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 	docs := map[string]*batchDoc{}
 	var order []*batchDoc
 	failed := -1
+	// The batch's unique key entries are checked against the index as the batch's own
+	// earlier operations left it (uniquekeys.go); the index changes only on commit.
+	var uniq *uniqueBatch
+	var alive func(id, k string) bool
+	if c.uniq != nil {
+		uniq = &uniqueBatch{u: c.uniq, pending: map[string]string{}}
+		alive = func(id, k string) bool {
+			if d := docs[itemKey(ops[0].pk, id)]; d != nil {
+				return d.cur != nil && slices.Contains(d.cur.uniq, k)
+			}
+			return c.holds(p.items[itemKey(ops[0].pk, id)], k, now)
+		}
+	}
 	for i, op := range ops {
 		if op.err != nil {
 			results[i], failed = failedResult(op, op.err), i
@@ -521,6 +535,7 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 			}
 			docs[key] = d
 		}
+		prev := d.cur
 		body, del, status, err := op.decide(d.cur, protected)
 		if err == nil && !del && body != nil {
 			if err = checkBatchDocument(op, body); err == nil {
@@ -533,6 +548,15 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 				if err != nil && jsonNestingDepth(body) > maxNestingDepth {
 					err = tooDeep() // a patch can nest deeper than any request body
 				}
+				if err == nil && uniq != nil {
+					v.uniq = c.uniq.entries(d.pk, v.body)
+					for _, k := range v.uniq {
+						if h := uniq.holder(k, alive); h != "" && h != d.id {
+							err = uniqueViolation()
+							break
+						}
+					}
+				}
 				if err == nil {
 					d.cur = v
 				}
@@ -544,6 +568,19 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 		}
 		if del {
 			d.cur = nil
+		}
+		if uniq != nil && op.isWrite() {
+			var was, now []string
+			if prev != nil {
+				was = prev.uniq
+			} else if d.entry != nil && d.entry.latest() != nil {
+				// An expired version's entries are freed by whatever replaces it.
+				was = d.entry.latest().uniq
+			}
+			if d.cur != nil {
+				now = d.cur.uniq
+			}
+			uniq.write(d.id, was, now, alive)
 		}
 		if op.isWrite() && !d.dirty {
 			d.dirty = true
@@ -611,6 +648,9 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 			delete(p.items, d.key)
 		}
 		p.recordCommit(commit{lsn: d.cur.lsn, committed: now, origin: region, key: d.key}, now, lag, s.maxStale)
+	}
+	if uniq != nil {
+		uniq.commit()
 	}
 	p.lsn = lsn
 	return results, lsn, nil

@@ -2,11 +2,14 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 )
@@ -53,7 +56,156 @@ func withPolicies(res, props cosmos.Container) cosmos.Container {
 	if present(props.FullTextPolicy) {
 		res.FullTextPolicy = props.FullTextPolicy
 	}
+	res.ConflictResolutionPolicy = defaultConflictResolutionPolicy
+	if present(props.ConflictResolutionPolicy) {
+		res.ConflictResolutionPolicy = props.ConflictResolutionPolicy
+	}
+	res.GeospatialConfig = defaultGeospatialConfig
+	if present(props.GeospatialConfig) {
+		res.GeospatialConfig = props.GeospatialConfig
+	}
+	res.AnalyticalStorageTTL = props.AnalyticalStorageTTL
+	res.ChangeFeedPolicy = nil
+	if present(props.ChangeFeedPolicy) {
+		res.ChangeFeedPolicy = props.ChangeFeedPolicy
+	}
+	res.ComputedProperties = nil
+	if present(props.ComputedProperties) {
+		res.ComputedProperties = props.ComputedProperties
+	}
 	return res
+}
+
+// Policies the emulator stores, fills in or refuses (README, emulator fidelity,
+// "container replace and policies"):
+//
+//   - conflictResolutionPolicy: the service fills in last writer wins on _ts for a
+//     container created without one, and returns it on every read (the REST API specs'
+//     example CosmosDBRestorableSqlContainerList.json, azure-rest-api-specs; "az cosmosdb
+//     sql container show" in Microsoft Learn's multi-region write exercise: "The
+//     container was created without a conflict resolution policy, so it carries the
+//     default ... because the policy is fixed at creation"). Microsoft's emulator takes a
+//     custom path and a custom stored procedure and returns the procedure as a full link
+//     (the .NET SDK's CosmosContainerTests, run against it: WithConflictResolution). On a
+//     single-write account no two regions write one item, so every policy holds
+//     trivially, and the emulator stores it. On a multi-write emulator concurrent writes
+//     of one item are resolved by commit order, the last one winning (last writer wins
+//     on _ts); anything else is refused, as the emulator cannot honour it.
+//   - geospatialConfig: filled in as {"type":"Geography"} (same sources), stored as sent.
+//     The emulator's queries have no spatial functions, so the type changes nothing.
+//   - analyticalStorageTtl and changeFeedPolicy: stored and returned as sent. The
+//     emulator has no analytical store, and its change feed refuses the all versions and
+//     deletes mode that a retention serves (changefeed.go): nothing it serves depends on
+//     them.
+//   - computedProperties (other than none), clientEncryptionPolicy and the deprecated
+//     ttlPropertyPath: refused with 400, as the emulator would otherwise accept and not
+//     honour them (queries would not see computed properties; it has no client encryption
+//     keys; items expire by _ts only).
+
+var (
+	defaultConflictResolutionPolicy = json.RawMessage(`{"mode":"LastWriterWins","conflictResolutionPath":"/_ts","conflictResolutionProcedure":""}`)
+	defaultGeospatialConfig         = json.RawMessage(`{"type":"Geography"}`)
+)
+
+// conflictPolicy is a conflictResolutionPolicy, read.
+type conflictPolicy struct {
+	Mode      string `json:"mode"`
+	Path      string `json:"conflictResolutionPath"`
+	Procedure string `json:"conflictResolutionProcedure"`
+}
+
+// readConflictPolicy reads and normalizes a policy: last writer wins without a path is on
+// _ts, as the service fills it in.
+func readConflictPolicy(raw json.RawMessage) (conflictPolicy, *cosmos.Error) {
+	var p conflictPolicy
+	if !present(raw) {
+		raw = defaultConflictResolutionPolicy
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, badRequest("conflictResolutionPolicy is not of the form {\"mode\": \"LastWriterWins\", \"conflictResolutionPath\": \"/_ts\"}: %v", err)
+	}
+	switch {
+	case strings.EqualFold(p.Mode, "LastWriterWins") || p.Mode == "":
+		p.Mode = "LastWriterWins"
+		if p.Path == "" {
+			p.Path = "/_ts"
+		}
+	case strings.EqualFold(p.Mode, "Custom"):
+		p.Mode = "Custom"
+	default:
+		return p, badRequest("conflictResolutionPolicy mode %q is not one of LastWriterWins and Custom", p.Mode)
+	}
+	return p, nil
+}
+
+// withConflictPolicy is res with its conflict resolution policy as the service returns
+// it: normalized, a custom procedure given by name as the link of that stored procedure
+// of container coll of database db.
+func withConflictPolicy(res cosmos.Container, db string) cosmos.Container {
+	p, err := readConflictPolicy(res.ConflictResolutionPolicy)
+	if err != nil {
+		return res
+	}
+	if p.Mode == "Custom" && p.Procedure != "" && !strings.Contains(p.Procedure, "/") {
+		p.Procedure = "dbs/" + db + "/colls/" + res.ID + "/sprocs/" + p.Procedure
+	}
+	res.ConflictResolutionPolicy, _ = json.Marshal(p)
+	return res
+}
+
+// Unique key policy limits ("Unique key constraints in Azure Cosmos DB": "a maximum of
+// 16 path values ... a maximum of 10 unique key constraints"). The service's answer to
+// a policy over them is not documented; the emulator answers 400 naming the limit.
+const (
+	maxUniqueKeys     = 10
+	maxUniqueKeyPaths = 16
+)
+
+// honourable refuses, with a 400 naming it, a property of a container's definition that
+// the emulator would store without honouring (see above).
+func honourable(in cosmos.Container, multiWrite bool) *cosmos.Error {
+	if present(in.ComputedProperties) {
+		var cps []json.RawMessage
+		if err := json.Unmarshal(in.ComputedProperties, &cps); err != nil || len(cps) > 0 {
+			return badRequest("computedProperties are not modelled by the emulator (its queries would not see them): create the container without computedProperties, or with an empty list")
+		}
+	}
+	if present(in.ClientEncryptionPolicy) {
+		return badRequest("clientEncryptionPolicy is not modelled by the emulator: it has no client encryption keys for the encryption SDKs to read; create the container without it")
+	}
+	if in.TTLPropertyPath != "" {
+		return badRequest("ttlPropertyPath is not modelled by the emulator: items expire by their _ts and ttl; leave ttlPropertyPath out")
+	}
+	p, err := readConflictPolicy(in.ConflictResolutionPolicy)
+	if err != nil {
+		return err
+	}
+	if multiWrite && (p.Mode != "LastWriterWins" || p.Path != "/_ts") {
+		return badRequest("conflictResolutionPolicy %s on %s is not modelled by the emulator: on a multi-write account it resolves concurrent writes of an item by last writer wins on /_ts only; leave the policy out or use that one", p.Mode, cmp.Or(p.Path, p.Procedure, "the conflicts feed"))
+	}
+	keys, uerr := uniqueKeyPaths(in.UniqueKeyPolicy)
+	if uerr != nil {
+		return badRequest("uniqueKeyPolicy is not of the form {\"uniqueKeys\": [{\"paths\": [...]}]}: %v", uerr)
+	}
+	if len(keys) > maxUniqueKeys {
+		return badRequest("the uniqueKeyPolicy has %d unique keys; the service's limit is %d", len(keys), maxUniqueKeys)
+	}
+	n := 0
+	for _, k := range keys {
+		if len(k) == 0 {
+			return badRequest("a unique key of the uniqueKeyPolicy has no paths: give each unique key one or more paths such as \"/email\"")
+		}
+		for _, up := range k {
+			if !strings.HasPrefix(up, "/") || len(up) < 2 {
+				return badRequest("unique key path %q must start with / and name a property, such as \"/email\"", up)
+			}
+		}
+		n += len(k)
+	}
+	if n > maxUniqueKeyPaths {
+		return badRequest("the uniqueKeyPolicy has %d paths; the service's limit is %d in all", n, maxUniqueKeyPaths)
+	}
+	return nil
 }
 
 // present reports whether a raw JSON property was sent with a value.
@@ -112,8 +264,11 @@ func shapesOf(res cosmos.Container) (policyShapes, *cosmos.Error) {
 // and test_fail_replace_vector_indexing_policy in the Python SDK). The service checks much
 // more (data types, dimensions, index types, full-text languages); the emulator does
 // not, and takes those as sent.
-func validPolicies(in cosmos.Container) *cosmos.Error {
+func validPolicies(in cosmos.Container, multiWrite bool) *cosmos.Error {
 	if err := validDefaultTTL(in.DefaultTTL); err != nil {
+		return err
+	}
+	if err := honourable(in, multiWrite); err != nil {
 		return err
 	}
 	shapes, err := shapesOf(in)
@@ -131,7 +286,7 @@ func validPolicies(in cosmos.Container) *cosmos.Error {
 
 // replaced is the container old after a replace with the definition in, or the
 // service's refusal.
-func replaced(old, in cosmos.Container) (cosmos.Container, *cosmos.Error) {
+func replaced(old, in cosmos.Container, multiWrite bool) (cosmos.Container, *cosmos.Error) {
 	if in.ID != old.ID {
 		// The REST reference says changing the id is not supported; the service's answer
 		// to a body whose id differs from the path's is not documented: 400 chosen.
@@ -140,8 +295,22 @@ func replaced(old, in cosmos.Container) (cosmos.Container, *cosmos.Error) {
 	if !slices.Equal(in.PartitionKey.Paths, old.PartitionKey.Paths) || (in.PartitionKey.Kind != "" && in.PartitionKey.Kind != old.PartitionKey.Kind) {
 		return cosmos.Container{}, badRequest("Document collection partition key cannot be changed.")
 	}
-	if err := validPolicies(in); err != nil {
+	if err := validPolicies(in, multiWrite); err != nil {
 		return cosmos.Container{}, err
+	}
+	// The conflict resolution policy is fixed at creation (Microsoft Learn, above): a
+	// replace that leaves it out keeps it; one that changes it is refused. The
+	// service's answer to a change is not documented: 400 chosen.
+	if present(in.ConflictResolutionPolicy) {
+		a, _ := readConflictPolicy(old.ConflictResolutionPolicy)
+		b, _ := readConflictPolicy(in.ConflictResolutionPolicy)
+		if a.Mode != b.Mode || a.Path != b.Path || (a.Procedure != b.Procedure && path.Base(a.Procedure) != b.Procedure) {
+			return cosmos.Container{}, badRequest("conflictResolutionPolicy cannot be changed after the container is created: it is %s, the replace sends %s", old.ConflictResolutionPolicy, in.ConflictResolutionPolicy)
+		}
+	}
+	in.ConflictResolutionPolicy = old.ConflictResolutionPolicy
+	if !present(in.GeospatialConfig) {
+		in.GeospatialConfig = old.GeospatialConfig
 	}
 	was, err := shapesOf(old)
 	if err != nil {
@@ -183,7 +352,7 @@ func keepsEvery(was, now []map[string]any) bool {
 // replaceContainer replaces container id of database db by the rules of replaced,
 // when its current _etag matches ifMatch (if given), and makes the result current with
 // a new _etag and _ts.
-func (s *store) replaceContainer(db, id string, in cosmos.Container, ifMatch string) (cosmos.Container, *cosmos.Error) {
+func (s *store) replaceContainer(db, id string, in cosmos.Container, ifMatch string, multiWrite bool) (cosmos.Container, *cosmos.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dbs[db]
@@ -198,7 +367,7 @@ func (s *store) replaceContainer(db, id string, in cosmos.Container, ifMatch str
 	if ifMatch != "" && !etagMatches(ifMatch, old.ETag) {
 		return cosmos.Container{}, preconditionFailed("operation cannot be performed because one of the specified precondition is not met (If-Match)")
 	}
-	res, err := replaced(old, in)
+	res, err := replaced(old, in, multiWrite)
 	if err != nil {
 		return cosmos.Container{}, err
 	}
@@ -234,7 +403,7 @@ func (s *Server) serveContainerReplace(req *request, db, coll string) {
 	if !s.decodeJSON(req, &in) {
 		return
 	}
-	res, err := s.store.replaceContainer(db, coll, in, req.r.Header.Get(cosmos.HeaderIfMatch))
+	res, err := s.store.replaceContainer(db, coll, in, req.r.Header.Get(cosmos.HeaderIfMatch), s.cfg.MultiWrite)
 	if err != nil {
 		s.writeError(req, err, chargeMetadata)
 		return

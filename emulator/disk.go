@@ -537,6 +537,11 @@ func (d *disk) load(s *store, notices io.Writer) error {
 			return nil
 		})
 	})
+	if err == nil {
+		for _, c := range s.allContainers() {
+			c.indexUniqueKeys(s.clock.Now())
+		}
+	}
 	if err == nil && s.skipped > 0 {
 		fmt.Fprintf(notices, "cosmosctl emulator: %s: %d unreadable record(s) skipped; everything else is loaded\n", path, s.skipped)
 	}

@@ -150,7 +150,7 @@ func (s *Server) serveMetadata(req *request, segs []string) {
 				s.writeError(req, badRequest("partition key kind %q does not fit %d path(s): use %q", in.PartitionKey.Kind, len(def.Paths), def.Kind), 0)
 				return
 			}
-			if err := validPolicies(in); err != nil {
+			if err := validPolicies(in, s.cfg.MultiWrite); err != nil {
 				s.writeError(req, err, 0)
 				return
 			}

@@ -57,6 +57,10 @@ type container struct {
 	reshape sync.Mutex
 	// usage is what the quota and usage headers report (responsemeta.go).
 	usage usageCache
+	// uniq is the unique key index (uniquekeys.go), nil without a unique key policy.
+	// It is set before the container is reachable and never replaced: a replace cannot
+	// change the unique key policy.
+	uniq *uniqueIndex
 }
 
 // partition is one partition key range of a container: its items, its LSN and the
@@ -104,6 +108,9 @@ type itemVersion struct {
 	origin    int
 	// ttl is the document's own time to live (ttl.go): -1, seconds, or 0 for none.
 	ttl int32
+	// uniq are the document's unique key index entries (uniquekeys.go), for a
+	// container with unique keys.
+	uniq []string
 }
 
 func newStore(ranges int, clock faults.Clock, d *disk) *store {
@@ -443,8 +450,9 @@ func (s *store) createContainer(db, id string, def cosmos.PartitionKeyDefinition
 		return cosmos.Container{}, conflict(fmt.Sprintf("container %q already exists in database %q", id, db))
 	}
 	c := newContainer(d, id, s.nextRID(), def, s.ranges, s.clock.Now().Unix())
-	c.meta = withPolicies(c.meta, props)
+	c.meta = withConflictPolicy(withPolicies(c.meta, props), db)
 	c.setResource(c.meta)
+	c.uniq = newUniqueIndex(c.meta)
 	if s.disk != nil {
 		if err := s.disk.putContainer(c, c.meta, s.ridSeq); err != nil {
 			return cosmos.Container{}, storageError(err)
@@ -586,6 +594,12 @@ func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, r
 			return writeResult{part: p, lsn: p.lsn}, err
 		}
 	}
+	if c.uniq != nil && !del {
+		v.uniq = c.uniq.entries(pk, v.body)
+		if err := c.uniq.check(c, p, pk, id, v.uniq, now); err != nil {
+			return writeResult{part: p, lsn: p.lsn}, err
+		}
+	}
 	if admit != nil {
 		if err := admit(v); err != nil {
 			return writeResult{part: p, lsn: p.lsn}, err
@@ -606,6 +620,15 @@ func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, r
 		}
 	}
 	created := cur == nil
+	if c.uniq != nil {
+		var was []string
+		if e != nil {
+			if l := e.latest(); l != nil {
+				was = l.uniq
+			}
+		}
+		c.uniq.update(id, was, v.uniq)
+	}
 	if e == nil {
 		e = &itemEntry{id: id, pk: pk, rid: rid, seq: seq}
 		p.items[key] = e
