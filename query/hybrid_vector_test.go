@@ -132,7 +132,9 @@ type hybridCase struct {
 }
 
 func hybridVectorCases() []hybridCase {
-	vec := func(path string) string { return fmt.Sprintf("VectorDistance(c.%s, [%v, %v])", path, hybridQ[0], hybridQ[1]) }
+	vec := func(path string) string {
+		return fmt.Sprintf("VectorDistance(c.%s, [%v, %v])", path, hybridQ[0], hybridQ[1])
+	}
 	const ft = "FullTextScore(c.t, 'dog')"
 	var cases []hybridCase
 	for _, p := range []struct{ path, fn string }{{"cos", "cosine"}, {"euc", "euclidean"}} {
