@@ -104,4 +104,53 @@ func TestSDKOrderByRankWithinAPartitionKey(t *testing.T) {
 			t.Errorf("%s: %v, want 400 %q", tt.sql, err, tt.want)
 		}
 	}
+
+	// Hybrid search: VectorDistance, alone and in RRF with FullTextScore, under a cosine
+	// and a Euclidean policy, over emulator/jsondoc's hybridCorpus, whose orders are
+	// worked out by hand in rrf_vector_test.go (the most similar document is rank 1:
+	// the highest cosine, the smallest Euclidean distance).
+	db, err := c.client.NewDatabase("db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := func(path string, fn azcosmos.VectorDistanceFunction) azcosmos.VectorEmbedding {
+		return azcosmos.VectorEmbedding{Path: path, DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: fn, Dimensions: 2}
+	}
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "hybrid",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		VectorEmbeddingPolicy: &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: []azcosmos.VectorEmbedding{
+			emb("/cos", azcosmos.VectorDistanceFunctionCosine), emb("/euc", azcosmos.VectorDistanceFunctionEuclidean),
+		}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	hybrid, _ := db.NewContainer("hybrid")
+	for _, d := range []string{
+		`{"id":"1","pk":"a","t":"the quick brown fox","cos":[1,0],"euc":[1,0]}`,
+		`{"id":"2","pk":"a","t":"The lazy dog sleeps all day","cos":[0,1],"euc":[0,1]}`,
+		`{"id":"3","pk":"a","t":"quick, QUICK fox","cos":[1,1],"euc":[1,1]}`,
+		`{"id":"4","pk":"a","x":"quick","cos":[3,-1],"euc":[3,-1]}`,
+		`{"id":"5","pk":"b","t":"dog dog","cos":[2,1],"euc":[2,1]}`,
+	} {
+		var pk struct{ PK string }
+		_ = json.Unmarshal([]byte(d), &pk)
+		if _, err := hybrid.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk.PK), []byte(d), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{`SELECT VALUE c.id FROM c ORDER BY RANK VectorDistance(c.cos, [2, 1])`, "3,1,4,2"},
+		{`SELECT VALUE c.id FROM c ORDER BY RANK VectorDistance(c.euc, [2, 1])`, "3,1,2,4"},
+		{`SELECT VALUE c.id FROM c ORDER BY RANK RRF(VectorDistance(c.cos, [2, 1]), FullTextScore(c.t, 'dog'))`, "3,1,2,4"},
+		{`SELECT VALUE c.id FROM c ORDER BY RANK RRF(VectorDistance(c.euc, [2, 1]), FullTextScore(c.t, 'dog'))`, "3,2,1,4"},
+		{`SELECT VALUE c.id FROM c ORDER BY RANK RRF(VectorDistance(c.cos, [2, 1]), FullTextScore(c.t, 'dog'), [3, 1])`, "3,1,4,2"},
+		{`SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK RRF(VectorDistance(c.euc, [2, 1]), FullTextScore(c.t, 'dog'), [3, 1])`, "3,1,2"},
+	} {
+		for _, pageSize := range []int32{-1, 1} {
+			got, err := sdkIDs(t, hybrid, tt.sql, "a", pageSize)
+			if err != nil || strings.Join(got, ",") != tt.want {
+				t.Errorf("%s, pages of %d: %v (%v), want %s", tt.sql, pageSize, got, err, tt.want)
+			}
+		}
+	}
 }

@@ -15,7 +15,14 @@ import (
 )
 
 // A hybrid search plan (hybridSearchQueryInfo) is what the service answers for ORDER
-// BY RANK FullTextScore(…) or RRF(…) across partitions. The pipeline runs it as the
+// BY RANK FullTextScore(…), VectorDistance(…) or RRF(…) across partitions. A vector
+// component scores with _VectorScore and gathers no statistics: the plan ranks it in
+// its orderBy direction like any other ("Descending" for a similarity, "Ascending"
+// when reversed; .NET QueryPlanRetrieverTests), and the client follows the plan, never
+// the function's name, as the JavaScript SDK's extractComponentWeights does (its
+// comparator is ascending only for an "Ascending" orderBy; a component of the
+// rewritten shape, with no orderBy, ranks descending and carries a reversed score
+// negated). The pipeline runs it as the
 // official SDKs do (azure-sdk-for-js hybridQueryExecutionContext and
 // GlobalStatisticsAggregator, .NET HybridSearchCrossPartitionQueryPipelineStage):
 //
@@ -274,7 +281,10 @@ func hybridResults(h *hybridInfo, rows []hybridRow) []json.RawMessage {
 					idx[j] = j
 				}
 				score := func(j int) float64 {
-					if len(rows[j].scores) == 0 {
+					if len(rows[j].scores) == 0 { // no scores: the worst in this order
+						if asc {
+							return math.Inf(1)
+						}
 						return math.Inf(-1)
 					}
 					return rows[j].scores[i]

@@ -693,7 +693,7 @@ func (p *sqlParser) call(name token) (expr, error) {
 	if agg, ok := aggregateFuncs[fn]; ok {
 		return p.aggregate(name, agg)
 	}
-	if fn == "VECTORDISTANCE" {
+	if fn == "VECTORDISTANCE" || fn == "_VECTORSCORE" {
 		return p.vectorDistance(name)
 	}
 	if sf, ok := scoringFuncs[fn]; ok {

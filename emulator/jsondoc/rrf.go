@@ -7,8 +7,9 @@ import (
 )
 
 // ORDER BY RANK <scoring expression> sorts by relevance: the expression is one
-// scoring function (FullTextScore; VectorDistance once modelled) or RRF over two or
-// more of them, with an optional last argument of weights
+// scoring function (FullTextScore or VectorDistance: "a scoring function like
+// VectorDistance, FullTextScore, or RRF", learn.microsoft.com/azure/cosmos-db/nosql/query/order-by-rank)
+// or RRF over two or more of them, with an optional last argument of weights
 // (learn.microsoft.com/azure/cosmos-db/nosql/query/order-by-rank and …/rrf). Anything
 // else is the service's SC2221 "The ORDER BY RANK clause must be followed by a
 // VectorDistance and/or a FullTextScore function call." (.NET SDK LINQ baseline
@@ -31,13 +32,6 @@ type rankClause struct {
 // ranges (azure-sdk-for-js hybridQueryExecutionContext RRF_CONSTANT, azure-sdk-for-python
 // hybrid_search_aggregator RRF_CONSTANT, .NET HybridSearchCrossPartitionQueryPipelineStage).
 const rrfK = 60
-
-// rankScorers are the scoring functions besides FullTextScore that ORDER BY RANK
-// and RRF accept, by upper-case name, with whether a higher value ranks first.
-// VectorDistance belongs here once the emulator models it (its order follows the
-// container's distance function: similarity for cosine and dot product, distance
-// for Euclidean).
-var rankScorers = map[string]func(x *callExpr) (higherFirst bool){}
 
 const rankClauseMessage = "The ORDER BY RANK clause must be followed by a VectorDistance and/or a FullTextScore function call."
 
@@ -82,9 +76,8 @@ func isScorer(x expr) bool {
 	switch x := x.(type) {
 	case *ftScoreExpr:
 		return true
-	case *callExpr:
-		_, ok := rankScorers[x.fn]
-		return ok
+	case *vectorDistanceExpr:
+		return !x.internal
 	}
 	return false
 }
@@ -225,7 +218,7 @@ func (p *Program) materializeRank(docs []Doc) (*Result, error) {
 		counts [][]ftCounts
 		others [][]*Value
 	)
-	env := &evalEnv{params: p.params}
+	env := &evalEnv{params: p.params, vectors: p.vectors}
 	for _, d := range docs {
 		doc, err := p.parse(d.Body, p.scan)
 		if err != nil {
@@ -270,7 +263,7 @@ func (p *Program) materializeRank(docs []Doc) (*Result, error) {
 			}
 		}
 	}
-	keys := rc.fuse(scores)
+	keys := p.fuse(scores)
 	r.order = make([]*row, len(r.rows))
 	idx := make([]int, len(r.rows))
 	for i := range idx {
@@ -288,11 +281,17 @@ func (p *Program) materializeRank(docs []Doc) (*Result, error) {
 	return r, nil
 }
 
-// higherFirst reports whether component i ranks higher values first.
-func (rc *rankClause) higherFirst(i int) bool {
+// higherFirst reports whether component i of the bound query ranks higher values
+// first: a FullTextScore (BM25, higher is more relevant) and a VectorDistance under
+// cosine or dot product (similarities) do; a VectorDistance under Euclidean (a
+// distance, smaller is more similar: learn.microsoft.com/azure/cosmos-db/nosql/query/vectordistance)
+// ranks the lowest first, so the most similar document is rank 1 whatever the
+// function. A negative weight reverses either.
+func (p *Program) higherFirst(i int) bool {
+	rc := p.q.rank
 	hf := true
-	if c, ok := rc.comps[i].(*callExpr); ok {
-		hf = rankScorers[c.fn](c)
+	if v, ok := rc.comps[i].(*vectorDistanceExpr); ok {
+		hf = p.similarity(v)
 	}
 	if rc.weights != nil && rc.weights[i] < 0 {
 		hf = !hf
@@ -306,10 +305,11 @@ func (rc *rankClause) higherFirst(i int) bool {
 // equal scores sharing a rank and the next score taking the next rank (the
 // JavaScript SDK's sortHybridSearchResultByRRFScore); an undefined score ranks after
 // every defined one.
-func (rc *rankClause) fuse(scores [][]rankScore) []rankScore {
+func (p *Program) fuse(scores [][]rankScore) []rankScore {
+	rc := p.q.rank
 	keys := make([]rankScore, len(scores))
 	if !rc.rrf {
-		hf := rc.higherFirst(0)
+		hf := p.higherFirst(0)
 		for j, s := range scores {
 			keys[j] = s[0]
 			if !hf {
@@ -323,7 +323,7 @@ func (rc *rankClause) fuse(scores [][]rankScore) []rankScore {
 	}
 	idx := make([]int, len(scores))
 	for i := range rc.comps {
-		hf := rc.higherFirst(i)
+		hf := p.higherFirst(i)
 		w := 1.0
 		if rc.weights != nil {
 			w = math.Abs(rc.weights[i])

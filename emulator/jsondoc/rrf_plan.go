@@ -16,9 +16,21 @@ import "math"
 //     {documentdb-formattablehybridsearchquery-totaldocumentcount},
 //     {documentdb-formattablehybridsearchquery-totalwordcount-<i>} and
 //     {documentdb-formattablehybridsearchquery-hitcountsarray-<i>}, i the component's
-//     index. Its rows carry _rid, the payload and componentScores (every component's
-//     score, an undefined one written as the worst value: -1 for a score ranked highest
-//     first, as the service writes "?? -1").
+//     index. A VectorDistance component scores with _VectorScore(<VectorDistance's
+//     arguments>) and needs no statistics; with no FullTextScore the global query is
+//     "SELECT COUNT(1) AS documentCount, [] AS fullTextStatistics" and
+//     requiresGlobalStatistics is false. Its rows carry _rid, the payload and
+//     componentScores (every component's score, an undefined one written as the worst
+//     value: "?? -1" for a full-text score, "?? -1.79769e+308" for a vector score ranked
+//     highest first, "?? 1.79769e+308" for a score ranked lowest first).
+//   - A vector component ranks Descending, its ORDER BY written bare
+//     ("ORDER BY _VectorScore(c.image, [1, 2, 3])"); a negative weight makes it
+//     Ascending with "ASC" (all from the .NET SDK's QueryPlanRetrieverTests, whose
+//     containers have no vector policy, so cosine). What the service plans for a
+//     Euclidean policy is in no baseline found: the emulator plans it as it plans
+//     ORDER BY VectorDistance under Euclidean (Ascending, the same tests), so
+//     _VectorScore is the distance, ranked lowest first, written as a reversed
+//     component is (ASC, "?? 1.79769e+308", negated in the rewritten shape).
 //   - The client keeps one row per _rid, ranks each component (equal scores share a
 //     rank), fuses with Σ weight/(60 + rank), sorts, then skips Skip rows and takes
 //     Take.
@@ -100,11 +112,19 @@ func (p *Program) HybridPlan(skipOrderByRewrite bool) (*HybridPlan, error) {
 	}
 	// The scores and the statistics the global query gathers, per component.
 	scores := make([]expr, len(rc.comps))
-	var stats []expr
+	stats := []expr{}
 	for i, c := range rc.comps {
+		if v, ok := c.(*vectorDistanceExpr); ok {
+			// A VectorDistance component scores with _VectorScore over the same
+			// arguments and gathers no statistics (.NET QueryPlanRetrieverTests:
+			// RRF(VectorDistance(…), VectorDistance(…)) has "[] AS fullTextStatistics"
+			// and requiresGlobalStatistics false).
+			scores[i] = &vectorDistanceExpr{args: v.args, internal: true}
+			continue
+		}
 		ft, ok := c.(*ftScoreExpr)
 		if !ok {
-			return nil, unsupportedf("%s across partitions: only FullTextScore components are planned", sqlText(c))
+			return nil, unsupportedf("%s across partitions: only FullTextScore and VectorDistance components are planned", sqlText(c))
 		}
 		plan.RequiresGlobalStatistics = true
 		idx := itoa(i)
@@ -132,11 +152,14 @@ func (p *Program) HybridPlan(skipOrderByRewrite bool) (*HybridPlan, error) {
 	if !(skipOrderByRewrite && len(rc.comps) == 1) {
 		for i, s := range scores {
 			worst := "-1"
-			if !rc.higherFirst(i) {
+			if _, vector := s.(*vectorDistanceExpr); vector {
+				worst = "-1.79769e+308"
+			}
+			if !p.higherFirst(i) {
 				worst = "1.79769e+308"
 			}
 			var x expr = &coalesceExpr{l: s, r: &rawExpr{worst}}
-			if plain && !rc.higherFirst(i) {
+			if plain && !p.higherFirst(i) {
 				x = &arithExpr{op: "*", l: &rawExpr{"-1"}, r: x}
 			}
 			componentScores.elems = append(componentScores.elems, x)
@@ -147,7 +170,12 @@ func (p *Program) HybridPlan(skipOrderByRewrite bool) (*HybridPlan, error) {
 		if compTop != nil {
 			r.Top = Count{Set: true, N: *compTop}
 		}
-		r.orderBy = []orderItem{{x: s, desc: rc.higherFirst(i), explicit: true}}
+		r.orderBy = []orderItem{{x: s, desc: p.higherFirst(i), explicit: true}}
+		if _, vector := s.(*vectorDistanceExpr); vector {
+			// The service writes a descending _VectorScore bare and an ascending one
+			// with ASC (the baselines above).
+			r.orderBy[0] = orderItem{x: s, explicit: !p.higherFirst(i)}
+		}
 		c := HybridComponent{OrderBy: []string{}, OrderByExpressions: []string{}}
 		if plain {
 			r.sel = selection{kind: selectList, items: []selectItem{
@@ -157,7 +185,7 @@ func (p *Program) HybridPlan(skipOrderByRewrite bool) (*HybridPlan, error) {
 			}}
 		} else {
 			c.Top = compTop
-			c.OrderBy = []string{map[bool]string{true: "Descending", false: "Ascending"}[rc.higherFirst(i)]}
+			c.OrderBy = []string{map[bool]string{true: "Descending", false: "Ascending"}[p.higherFirst(i)]}
 			c.OrderByExpressions = []string{sqlText(s)}
 			c.NonStreamingOrderBy = true
 			r.sel = selection{kind: selectList, items: []selectItem{

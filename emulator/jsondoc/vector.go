@@ -110,15 +110,26 @@ type vectorSpec struct {
 	dataType string
 }
 
-// vectorDistanceExpr is a VectorDistance call.
+// vectorDistanceExpr is a VectorDistance call, or a call of _VectorScore, its form in
+// the component queries of the service's hybrid search plan (.NET SDK
+// QueryPlanRetrieverTests: RRF(FullTextScore(…), VectorDistance(c.image, [1, 2, 3]))
+// plans a component "… ORDER BY _VectorScore(c.image, [1, 2, 3])"). _VectorScore takes
+// VectorDistance's arguments and scores as it does, under the same policy; what differs
+// is ORDER BY, where it sorts by its value as any number does (DESC when no direction is
+// written, as the plan's bare "ORDER BY _VectorScore(…)" is "orderBy": ["Descending"]).
 type vectorDistanceExpr struct {
-	args []expr // 2 to 4
+	args     []expr // 2 to 4
+	internal bool   // _VectorScore
 }
 
 func (x *vectorDistanceExpr) children() []expr { return x.args }
 
 func (x *vectorDistanceExpr) appendSQL(b []byte) []byte {
-	b = append(b, "VectorDistance("...)
+	if x.internal {
+		b = append(b, "_VectorScore("...)
+	} else {
+		b = append(b, "VectorDistance("...)
+	}
 	b = appendList(b, x.args)
 	return append(b, ')')
 }
@@ -166,7 +177,7 @@ func (p *sqlParser) vectorDistance(name token) (expr, error) {
 	if len(args) < 2 || len(args) > 4 {
 		return nil, invalidQuery(name.pos, "VectorDistance takes 2 to 4 arguments (two vectors, an optional brute-force boolean and an optional options object), got %d", len(args))
 	}
-	x := &vectorDistanceExpr{args: args}
+	x := &vectorDistanceExpr{args: args, internal: strings.HasPrefix(name.text, "_")}
 	if len(args) == 4 {
 		if _, ok := args[3].(*objectExpr); !ok {
 			return nil, invalidQuery(name.pos, "VectorDistance's fourth argument must be an object literal such as {'distanceFunction': 'cosine'}, found %s", sqlText(args[3]))
@@ -283,13 +294,20 @@ func (p *Program) bindVectors(opts BindOptions) error {
 	for _, o := range q.orderBy {
 		walk(o.x)
 	}
+	if q.rank != nil {
+		for _, c := range q.rank.comps {
+			walk(c)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	p.desc = make([]bool, len(q.orderBy))
 	for i, o := range q.orderBy {
 		p.desc[i] = o.desc
-		if v, ok := o.x.(*vectorDistanceExpr); ok && p.vectors[v].fn.similarity() {
+		if v, ok := o.x.(*vectorDistanceExpr); ok && v.internal {
+			p.desc[i] = o.desc || !o.explicit
+		} else if ok && p.vectors[v].fn.similarity() {
 			// ORDER BY VectorDistance sorts from the most similar to the least
 			// (Learn's VectorDistance examples; ASC alike, DESC reverses it: the .NET
 			// SDK's NonStreamingOrderByQueryTests.VectorDistanceTestsAsync expects one
@@ -302,6 +320,10 @@ func (p *Program) bindVectors(opts BindOptions) error {
 	}
 	return nil
 }
+
+// similarity reports whether a bound VectorDistance call scores a similarity (higher
+// is more similar: cosine, dot product) rather than a distance (Euclidean).
+func (p *Program) similarity(x *vectorDistanceExpr) bool { return p.vectors[x].fn.similarity() }
 
 // orderByScore reports whether an ORDER BY item is a score the service ranks by
 // (VectorDistance), which ParseQuery accepts beside document paths.
