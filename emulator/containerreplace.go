@@ -39,41 +39,25 @@ func (c *container) resource() cosmos.Container { return *c.current.Load() }
 // Python SDK's live tests compare them whole: test_vector_policy.py,
 // test_full_text_policy.py). An absent indexing policy is the default one.
 func withPolicies(res, props cosmos.Container) cosmos.Container {
-	res.IndexingPolicy = defaultIndexingPolicy
-	if present(props.IndexingPolicy) {
-		res.IndexingPolicy = props.IndexingPolicy
-	}
+	res.IndexingPolicy = sentOr(props.IndexingPolicy, defaultIndexingPolicy)
 	res.DefaultTTL = props.DefaultTTL
-	res.UniqueKeyPolicy = nil
-	if present(props.UniqueKeyPolicy) {
-		res.UniqueKeyPolicy = props.UniqueKeyPolicy
-	}
-	res.VectorEmbeddingPolicy = nil
-	if present(props.VectorEmbeddingPolicy) {
-		res.VectorEmbeddingPolicy = props.VectorEmbeddingPolicy
-	}
-	res.FullTextPolicy = nil
-	if present(props.FullTextPolicy) {
-		res.FullTextPolicy = props.FullTextPolicy
-	}
-	res.ConflictResolutionPolicy = defaultConflictResolutionPolicy
-	if present(props.ConflictResolutionPolicy) {
-		res.ConflictResolutionPolicy = props.ConflictResolutionPolicy
-	}
-	res.GeospatialConfig = defaultGeospatialConfig
-	if present(props.GeospatialConfig) {
-		res.GeospatialConfig = props.GeospatialConfig
-	}
+	res.UniqueKeyPolicy = sentOr(props.UniqueKeyPolicy, nil)
+	res.VectorEmbeddingPolicy = sentOr(props.VectorEmbeddingPolicy, nil)
+	res.FullTextPolicy = sentOr(props.FullTextPolicy, nil)
+	res.ConflictResolutionPolicy = sentOr(props.ConflictResolutionPolicy, defaultConflictResolutionPolicy)
+	res.GeospatialConfig = sentOr(props.GeospatialConfig, defaultGeospatialConfig)
 	res.AnalyticalStorageTTL = props.AnalyticalStorageTTL
-	res.ChangeFeedPolicy = nil
-	if present(props.ChangeFeedPolicy) {
-		res.ChangeFeedPolicy = props.ChangeFeedPolicy
-	}
-	res.ComputedProperties = nil
-	if present(props.ComputedProperties) {
-		res.ComputedProperties = props.ComputedProperties
-	}
+	res.ChangeFeedPolicy = sentOr(props.ChangeFeedPolicy, nil)
+	res.ComputedProperties = sentOr(props.ComputedProperties, nil)
 	return res
+}
+
+// sentOr is a policy as the request sent it, or dflt when it sent none (or null).
+func sentOr(sent, dflt json.RawMessage) json.RawMessage {
+	if present(sent) {
+		return sent
+	}
+	return dflt
 }
 
 // Policies the emulator stores, fills in or refuses (README, emulator fidelity,
