@@ -199,7 +199,7 @@ func compareOp(op string, l, r *Value) *Value {
 	case KindNumber:
 		c = compareNumbers(l.Num, r.Num)
 	case KindString:
-		c = strings.Compare(l.Str, r.Str)
+		c = compareUTF16(l.Str, r.Str) // the order of ORDER BY (order.go)
 	default:
 		switch op {
 		case "=":
