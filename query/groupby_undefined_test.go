@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // Across partitions, SELECT VALUE of a GROUP BY returns one value per defined group and
@@ -17,7 +18,7 @@ func TestGroupByValueOfAnUndefinedGroupIsNoResultAcrossPartitions(t *testing.T) 
 	const n = 300
 	c := startMixed(t, 11, n)
 	var docs []map[string]any
-	for _, raw := range mixedDocs(11, n) {
+	for _, raw := range testkit.MixedDocs(11, n) {
 		var m map[string]any
 		json.Unmarshal(raw, &m)
 		docs = append(docs, m)
