@@ -125,7 +125,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	f.StringArrayVar(&o.params, "param", nil, "a query parameter, @name=VALUE, VALUE JSON or a plain string; repeatable")
 	f.IntVar(&o.maxItems, "max-items", defaultQueryMaxItems, "stop after this many items and print the continuation to resume from")
 	f.BoolVar(&o.all, "all", false, "read every item (no --max-items limit)")
-	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("items per page request, 1 to %d (default: the service's, 100)", maxQueryPageSize))
+	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("items per page request, 1 to %d (default: %d with --all, as export; else --max-items, %d at most)", maxQueryPageSize, defaultExportPageSize, maxQueryPageSize))
 	f.StringVar(&o.continuation, "continuation", "", "resume after the items of an earlier run of the same query (its printed continuation token)")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on the whole query, e.g. 30s (default none; --e2e-timeout bounds each page)")
 	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d", query.MaxParallelism))
@@ -219,6 +219,10 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 	}
 	qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		Spec: spec, PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Continuation: o.continuation, Parallelism: o.parallelism, Page: page}
+	if o.all && !o.conn.flags.Changed("page-size") {
+		// The pages export reads: the fewest requests for every item.
+		qo.PageSize = defaultExportPageSize
+	}
 	if !o.all {
 		qo.MaxItems = o.maxItems
 		if !o.conn.flags.Changed("page-size") {

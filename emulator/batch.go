@@ -640,12 +640,12 @@ func (s *store) atomicBatchLocked(c *container, p *partition, region int, ops []
 				continue // created and deleted within the batch
 			}
 			e = &itemEntry{id: d.id, pk: d.pk, rid: d.rid, seq: d.seq}
-			p.items[d.key] = e
+			p.addEntry(d.key, e)
 		}
 		e.versions = append(e.versions, d.cur)
 		e.prune(now, lag)
 		if d.cur.body == nil && len(e.versions) == 1 {
-			delete(p.items, d.key)
+			p.removeEntry(d.key)
 		}
 		p.recordCommit(commit{lsn: d.cur.lsn, committed: now, origin: region, key: d.key}, now, lag, s.maxStale)
 	}

@@ -533,6 +533,7 @@ func (d *disk) load(s *store, notices io.Writer) error {
 				if err != nil {
 					return err
 				}
+				p.rebuildCreationOrder()
 			}
 			return nil
 		})

@@ -246,7 +246,10 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 			pos.Seq = seq
 			return pos
 		}
-		s.store.scanSegment(c, sg, req.region, target.pkIdentity, func(seq uint64, body []byte) bool {
+		// The rows the page still takes, and those OFFSET skips first: what the scan
+		// reads ahead before its first callback.
+		want := pg.maxItems - len(pg.docs) + max(offset-consumed, 0)
+		s.store.scanSegment(c, sg, req.region, target.pkIdentity, want, func(seq uint64, body []byte) bool {
 			if end >= 0 && consumed >= end {
 				done = true
 				return false

@@ -66,7 +66,7 @@ func (rc *resultCache) get(s *Server, region int, c *container, p *partition, sc
 	}
 	rc.mu.Unlock()
 
-	res, err := prog.Materialize(s.store.visibleDocs(c, p, region, scope, 0, !prog.Ordered()))
+	res, err := prog.Materialize(s.store.visibleDocs(c, p, region, scope, 0))
 	if err != nil {
 		return nil, err
 	}

@@ -1,17 +1,13 @@
 package emulator
 
 import (
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
-	"github.com/cosmosctl/cosmosctl/emulator/jsondoc"
 )
 
 // queryPosition is where a query page ended, in partition key range Range, Returned
@@ -97,57 +93,4 @@ func (s *Server) maxItemCount(req *request) (int, bool) {
 		return maxPageItems, true
 	}
 	return n, true
-}
-
-// scanAfter calls fn for every document of scope region sees in partition p whose
-// creation sequence is above after, in creation order.
-func (s *store) scanAfter(c *container, p *partition, region int, scope docScope, after uint64, fn func(seq uint64, body []byte) bool) {
-	for _, d := range s.visibleDocs(c, p, region, scope, after, true) {
-		if !fn(d.Seq, d.Body) {
-			return
-		}
-	}
-}
-
-// scanSegment calls fn for every document of segment sg that region sees, restricted
-// to one logical partition when pkIdentity is not empty, in creation order across the
-// segment's ranges.
-func (s *store) scanSegment(c *container, sg segment, region int, pkIdentity string, fn func(seq uint64, body []byte) bool) {
-	if len(sg.parts) == 1 {
-		s.scanAfter(c, sg.parts[0], region, sg.scope(sg.parts[0], pkIdentity), sg.after, fn)
-		return
-	}
-	var docs []jsondoc.Doc
-	for _, p := range sg.parts {
-		docs = append(docs, s.visibleDocs(c, p, region, sg.scope(p, pkIdentity), sg.after, false)...)
-	}
-	slices.SortFunc(docs, func(a, b jsondoc.Doc) int { return cmp.Compare(a.Seq, b.Seq) })
-	for _, d := range docs {
-		if !fn(d.Seq, d.Body) {
-			return
-		}
-	}
-}
-
-// visibleDocs returns the documents scanAfter visits: in creation order, or, for a
-// caller that sorts anyway (ORDER BY), in no particular order, which saves sorting a
-// partition by creation on every query.
-func (s *store) visibleDocs(c *container, p *partition, region int, scope docScope, after uint64, inOrder bool) []jsondoc.Doc {
-	now := s.clock.Now()
-	lag := time.Duration(s.lag.Load())
-	p.mu.RLock()
-	docs := make([]jsondoc.Doc, 0, len(p.items))
-	for _, e := range p.items {
-		if e.seq <= after || !scope.holds(e) {
-			continue
-		}
-		if v := e.visibleIn(region, now, lag); c.live(v, now) {
-			docs = append(docs, jsondoc.Doc{Seq: e.seq, Body: v.body})
-		}
-	}
-	p.mu.RUnlock()
-	if inOrder {
-		slices.SortFunc(docs, func(a, b jsondoc.Doc) int { return cmp.Compare(a.Seq, b.Seq) })
-	}
-	return docs
 }

@@ -162,6 +162,8 @@ func (s *store) splitRange(c *container, id, at string) (RangeChange, error) {
 			right.items[k] = e.clone()
 		}
 	}
+	left.rebuildCreationOrder()
+	right.rebuildCreationOrder()
 	ch := RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{id},
 		Created: []cosmos.PartitionKeyRange{left.rng, right.rng}, Documents: []int{len(left.items), len(right.items)}}
 	p.gone = true
@@ -214,6 +216,7 @@ func (s *store) mergeRanges(c *container, a, b string) (RangeChange, error) {
 		}
 		src.gone = true
 	}
+	m.rebuildCreationOrder()
 	ch := RangeChange{Database: c.db.meta.ID, Container: c.meta.ID, Retired: []string{p.rng.ID, q.rng.ID},
 		Created: []cosmos.PartitionKeyRange{m.rng}, Documents: []int{len(m.items)}}
 	nt.parts = slices.Concat(t.parts[:i], []*partition{m}, t.parts[j+1:])

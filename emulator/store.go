@@ -31,6 +31,9 @@ type store struct {
 	docSeq   atomic.Uint64
 	// skipped counts the unreadable records the start skipped in the data file.
 	skipped int
+	// scanExamined counts the index entries that query scans examined (docorder.go):
+	// tests and benchmarks read it to show that a page seeks rather than walks.
+	scanExamined atomic.Uint64
 }
 
 type database struct {
@@ -77,6 +80,10 @@ type partition struct {
 	// gone is set, under mu, once a split or merge has moved the range's documents to
 	// the ranges that replace it: a writer that routed here before must route again.
 	gone bool
+	// byCreation is items in creation order, with removed entries among them until
+	// the next compaction (docorder.go); removedEntries counts those.
+	byCreation     []*itemEntry
+	removedEntries int
 }
 
 type commit struct {
@@ -96,6 +103,9 @@ type itemEntry struct {
 	rid      string
 	seq      uint64
 	versions []*itemVersion
+	// removed is set, under the partition's lock, once the entry has left its
+	// partition's items (docorder.go).
+	removed bool
 }
 
 // itemVersion is one committed state of a document; a nil body is a deletion.
@@ -631,12 +641,12 @@ func (s *store) writeAdmitted(c *container, pk cosmos.PartitionKey, id string, r
 	}
 	if e == nil {
 		e = &itemEntry{id: id, pk: pk, rid: rid, seq: seq}
-		p.items[key] = e
+		p.addEntry(key, e)
 	}
 	e.versions = append(e.versions, v)
 	e.prune(now, lag)
 	if del && len(e.versions) == 1 {
-		delete(p.items, key)
+		p.removeEntry(key)
 	}
 	p.lsn = v.lsn
 	p.recordCommit(commit{lsn: v.lsn, committed: now, origin: region, key: key}, now, lag, s.maxStale)
