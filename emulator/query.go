@@ -235,6 +235,7 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 	if err != nil {
 		return err
 	}
+	loads := indexLoadsOf(c.indexPolicy(), prog)
 	var (
 		evalErr error
 		last    queryPosition
@@ -252,11 +253,10 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 				return false
 			}
 			pg.examined++
-			pg.retrieved++
-			pg.retrievedBytes += len(body)
 			var row []byte
 			if prog.Star() {
 				ok, err := prog.Match(body)
+				pg.load(loads, body, ok && err == nil)
 				if err != nil || !ok {
 					evalErr = err
 					return err == nil
@@ -264,6 +264,7 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 				row = body
 			} else {
 				out, ok, err := prog.Select(nil, body)
+				pg.load(loads, body, ok && err == nil)
 				if err != nil || !ok {
 					evalErr = err
 					return err == nil
@@ -371,6 +372,9 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 	pg.retrieved, pg.retrievedBytes, pg.matched = i-start, pg.bytes, i-start
 	if cont.Range == "" {
 		pg.retrieved, pg.retrievedBytes, pg.matched = res.Scanned, res.ScannedBytes, res.Matched
+		if loads := indexLoadsOf(c.indexPolicy(), prog); wantsQueryMetrics(req) && !loads.scan() {
+			pg.retrieved, pg.retrievedBytes = loads.count(s.store.visibleDocs(c, p, req.region, scope, 0, false))
+		}
 	}
 	if pg.next == nil {
 		return nil
