@@ -91,7 +91,7 @@ sent. A policy the service refuses is its 400 message (exit 2).
 ` + resourceHelp,
 		Example: `  cosmosctl container show --indexing-policy > policy.json
   cosmosctl container set-indexing-policy policy.json
-  cosmosctl query 'SELECT * FROM c WHERE c.status = "stuck"' --explain -o json | jq .indexing_policy.proposed | cosmosctl container set-indexing-policy -`,
+  cosmosctl query "SELECT * FROM c WHERE c.status = 'stuck'" --explain -o json --jq .indexing_policy.proposed | cosmosctl container set-indexing-policy -`,
 		Args: exactArgs(1, "the policy file (- for standard input)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			policy, err := readIndexingPolicy(args[0], io.In)

@@ -188,7 +188,7 @@ func WriteExplain(w io.Writer, st Styles, r *ExplainReport) error {
 				b.WriteString(l + "\n")
 			}
 		}
-		b.WriteString("\n" + st.Faint("Apply it: cosmosctl query … --explain -o json | jq .indexing_policy.proposed | cosmosctl container set-indexing-policy -") + "\n")
+		b.WriteString("\n" + st.Faint("Apply it: run the same query with --explain -o json --jq .indexing_policy.proposed | cosmosctl container set-indexing-policy -") + "\n")
 	}
 	b.WriteString("\n" + st.Bold("Query advice:"))
 	if len(r.QueryAdvice) == 0 {
