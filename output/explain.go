@@ -64,7 +64,6 @@ type ExplainRange struct {
 	QueryCompileTimeMs    float64 `json:"query_compile_time_ms"`
 	WriteOutputTimeMs     float64 `json:"write_output_time_ms"`
 	SystemFunctionTimeMs  float64 `json:"system_function_time_ms"`
-	IndexUtilizationRatio float64 `json:"-"`
 	// RetrievedPerOutput is retrieved_document_count / output_document_count: 1 when
 	// the index served the filter, far more when the query scanned. Null when nothing
 	// was output.
