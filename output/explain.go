@@ -53,17 +53,17 @@ type ExplainRange struct {
 	// MetricsPages is how many of the pages carried query metrics.
 	MetricsPages int `json:"metrics_pages"`
 	// ServerTimeMs is totalExecutionTimeInMs: the query's execution in the service.
-	ServerTimeMs          float64 `json:"server_time_ms"`
-	RetrievedDocuments    int64   `json:"retrieved_document_count"`
-	RetrievedBytes        int64   `json:"retrieved_document_size_bytes"`
-	OutputDocuments       int64   `json:"output_document_count"`
-	OutputBytes           int64   `json:"output_document_size_bytes"`
-	IndexLookupTimeMs     float64 `json:"index_lookup_time_ms"`
-	DocumentLoadTimeMs    float64 `json:"document_load_time_ms"`
-	VMExecutionTimeMs     float64 `json:"vm_execution_time_ms"`
-	QueryCompileTimeMs    float64 `json:"query_compile_time_ms"`
-	WriteOutputTimeMs     float64 `json:"write_output_time_ms"`
-	SystemFunctionTimeMs  float64 `json:"system_function_time_ms"`
+	ServerTimeMs         float64 `json:"server_time_ms"`
+	RetrievedDocuments   int64   `json:"retrieved_document_count"`
+	RetrievedBytes       int64   `json:"retrieved_document_size_bytes"`
+	OutputDocuments      int64   `json:"output_document_count"`
+	OutputBytes          int64   `json:"output_document_size_bytes"`
+	IndexLookupTimeMs    float64 `json:"index_lookup_time_ms"`
+	DocumentLoadTimeMs   float64 `json:"document_load_time_ms"`
+	VMExecutionTimeMs    float64 `json:"vm_execution_time_ms"`
+	QueryCompileTimeMs   float64 `json:"query_compile_time_ms"`
+	WriteOutputTimeMs    float64 `json:"write_output_time_ms"`
+	SystemFunctionTimeMs float64 `json:"system_function_time_ms"`
 	// RetrievedPerOutput is retrieved_document_count / output_document_count: 1 when
 	// the index served the filter, far more when the query scanned. Null when nothing
 	// was output.
