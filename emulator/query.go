@@ -235,7 +235,10 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 	if err != nil {
 		return err
 	}
-	loads := indexLoadsOf(c.indexPolicy(), prog)
+	var loads indexLoads // without metrics asked for, nothing reads what it counts
+	if wantsQueryMetrics(req) {
+		loads = indexLoadsOf(c.indexPolicy(), prog)
+	}
 	var (
 		evalErr error
 		last    queryPosition
