@@ -376,7 +376,7 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 	if cont.Range == "" {
 		pg.retrieved, pg.retrievedBytes, pg.matched = res.Scanned, res.ScannedBytes, res.Matched
 		if loads := indexLoadsOf(c.indexPolicy(), prog); wantsQueryMetrics(req) && !loads.scan() {
-			pg.retrieved, pg.retrievedBytes = loads.count(s.store.visibleDocs(c, p, req.region, scope, 0, false))
+			pg.retrieved, pg.retrievedBytes = loads.count(s.scopeDocs(c, p, req.region, scope))
 		}
 	}
 	if pg.next == nil {

@@ -145,3 +145,9 @@ func (pg *queryPage) load(l indexLoads, body []byte, matched bool) {
 func wantsQueryMetrics(req *request) bool {
 	return strings.EqualFold(req.r.Header.Get(cosmos.HeaderPopulateQueryMetrics), "true")
 }
+
+// scopeDocs are the documents of a scope that a query reads, in no particular order.
+// (i24-paging drops visibleDocs' last argument: after that merge, call it without it.)
+func (s *Server) scopeDocs(c *container, p *partition, region int, scope docScope) []jsondoc.Doc {
+	return s.store.visibleDocs(c, p, region, scope, 0, false)
+}
