@@ -24,7 +24,7 @@ func newContainerCmd(io *IOStreams) *cobra.Command {
 		Long:    "List, show, create and delete the containers of a database (--database, or the profile's).\n" + resourceHelp,
 		Example: "  cosmosctl container ls\n  cosmosctl container show orders\n  cosmosctl container create orders --partition-key /tenantId",
 	}
-	c.AddCommand(newContainerLsCmd(io), newContainerShowCmd(io), newContainerCreateCmd(io), newContainerDeleteCmd(io))
+	c.AddCommand(newContainerLsCmd(io), newContainerShowCmd(io), newContainerCreateCmd(io), newContainerDeleteCmd(io), newContainerSetIndexingPolicyCmd(io))
 	return c
 }
 
@@ -125,14 +125,17 @@ func newContainerLsCmd(io *IOStreams) *cobra.Command {
 
 func newContainerShowCmd(io *IOStreams) *cobra.Command {
 	o := &resourceOptions{}
+	var policyOnly bool
 	c := &cobra.Command{
-		Use:   "show [NAME]",
+		Use:   "show [NAME] [--indexing-policy]",
 		Short: "Show a container's partition key, policies, ranges and throughput",
 		Long: `Show a container (the profile's when no NAME is given): its partition key paths,
 kind and version, a summary of its indexing policy, default TTL, unique keys,
 conflict resolution, the number of partition key ranges, and its throughput.
+--indexing-policy prints the indexing policy alone, as the JSON object that
+"container set-indexing-policy" applies.
 ` + resourceHelp,
-		Example: "  cosmosctl container show orders\n  cosmosctl container show orders -o json | jq .partition_key_ranges",
+		Example: "  cosmosctl container show orders\n  cosmosctl container show orders -o json | jq .partition_key_ranges\n  cosmosctl container show --indexing-policy > policy.json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.conn.databaseOnly = len(args) > 0 // else the profile's (or an emulator's only) container
@@ -148,6 +151,9 @@ conflict resolution, the number of partition key ranges, and its throughput.
 			name, err := r.container(args)
 			if err != nil {
 				return err
+			}
+			if policyOnly {
+				return r.printIndexingPolicy(c.Context(), db, name)
 			}
 			d, err := r.getContainer(c.Context(), db, name)
 			if err != nil {
@@ -168,6 +174,7 @@ conflict resolution, the number of partition key ranges, and its throughput.
 	}
 	o.conn.register(c)
 	o.conn.format.add(config.OutputTSV)
+	c.Flags().BoolVar(&policyOnly, "indexing-policy", false, "print only the indexing policy, as JSON that container set-indexing-policy applies")
 	return c
 }
 

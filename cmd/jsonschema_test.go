@@ -151,6 +151,7 @@ func TestEveryCommandsJSONMatchesItsSchema(t *testing.T) {
 	check("query", false, "", "query", "SELECT * FROM c", "-o", "json")
 	check("query", false, "", "query", "SELECT * FROM c", "--max-items", "1", "-o", "json") // with a continuation
 	check("query.ndjson", true, "", "query", "SELECT * FROM c", "-o", "ndjson")
+	check("query.explain", false, "", "query", "SELECT * FROM c WHERE c.total > 1", "--explain", "-o", "json")
 	check("changes", true, "", "changes", "-o", "json")
 	input := filepath.Join(dir, "items.ndjson")
 	os.WriteFile(input, []byte("{\"id\":\"i1\",\"pk\":\"p\"}\n{\"id\":\"i2\",\"pk\":\"p\"}\n"), 0o644)
@@ -178,6 +179,8 @@ func TestEveryCommandsJSONMatchesItsSchema(t *testing.T) {
 	check("container-ls", false, "", "container", "ls", "-o", "json")
 	check("container-create", false, "", "container", "create", "events", "--partition-key", "/tenant", "-o", "json")
 	check("container-show", false, "", "container", "show", "events", "-o", "json")
+	check("container-set-indexing-policy", false, `{"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/total/?"}]}`, "container", "set-indexing-policy", "-", "-o", "json")
+	check("query.explain", false, "", "query", "SELECT * FROM c WHERE c.total > 1", "--explain", "-o", "json") // a scan and a proposal
 	check("throughput-show", false, "", "throughput", "show", "items", "-o", "json")
 	check("throughput-set", false, "", "throughput", "set", "items", "--throughput", "500", "-o", "json")
 	check("container-delete", false, "", "container", "delete", "events", "--yes", "-o", "json")

@@ -30,6 +30,7 @@ type queryOptions struct {
 	continuation string
 	timeout      time.Duration
 	parallelism  int
+	explain      bool
 }
 
 // defaultQueryMaxItems is how many items a query returns unless told otherwise: a
@@ -100,14 +101,15 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "query 'SQL' [--pk KEY] [--param @name=VALUE …]",
 		Short: "Run a SQL query, hedged per page, within a partition or across partitions",
-		Long:  queryLong,
+		Long:  queryLong + queryExplainHelp,
 		Example: `  cosmosctl query "SELECT * FROM c WHERE c.status = 'stuck' ORDER BY c._ts DESC"
   cosmosctl query 'SELECT * FROM c WHERE c.tenant = @t' --param @t=acme --pk acme
   cosmosctl query 'SELECT * FROM c ORDER BY c._ts DESC' --pk '["acme"]'   # a prefix of /tenant,/user
   cosmosctl query 'SELECT c.id, c.total FROM c WHERE c.total > @min' --param @min=100 --all -o ndjson | jq -r .id
   cosmosctl query 'SELECT VALUE COUNT(1) FROM c' --hedge-threshold 100ms --diagnostics
   cosmosctl query 'SELECT * FROM c ORDER BY c._ts DESC' --max-items 20 --continuation "$TOKEN"
-  cosmosctl query 'SELECT c.region, COUNT(1) AS n FROM c GROUP BY c.region' --exclude "East US" -o json`,
+  cosmosctl query 'SELECT c.region, COUNT(1) AS n FROM c GROUP BY c.region' --exclude "East US" -o json
+  cosmosctl query "SELECT * FROM c WHERE c.status = 'stuck'" --explain`,
 		Args: exactArgs(1, "the SQL text, quoted as one argument"),
 		RunE: func(c *cobra.Command, args []string) error {
 			return o.run(c.Context(), io, args[0])
@@ -129,6 +131,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&o.continuation, "continuation", "", "resume after the items of an earlier run of the same query (its printed continuation token)")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on the whole query, e.g. 30s (default none; --e2e-timeout bounds each page)")
 	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d", query.MaxParallelism))
+	f.BoolVar(&o.explain, "explain", false, "print how the service ran the query (per range: RU, server time, documents retrieved vs output; indexes; a policy change; advice), not its items")
 	return c
 }
 
@@ -194,6 +197,9 @@ func parseQueryParam(s string) (cosmos.QueryParameter, error) {
 var errQueryTimeout = errors.New("query timeout")
 
 func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error {
+	if o.explain {
+		return o.explainQuery(ctx, io, sql)
+	}
 	spec, err := o.validate(sql)
 	if err != nil {
 		return err

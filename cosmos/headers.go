@@ -84,3 +84,13 @@ const APIVersion = "2020-11-05"
 
 // PreferMinimal asks the service to answer writes without echoing the document.
 const PreferMinimal = "return=minimal"
+
+// HeaderPopulateQueryAdvice asks a query page for HeaderQueryAdvice, the service's Query
+// Advisor rules the query matches: URL-encoded JSON [{"Id": "QA1002", "Params": […]}]
+// (.NET SDK Query/Core/QueryAdvisor/QueryAdvice.cs TryCreateFromString; the Java SDK's
+// QueryAdvice). Each rule is documented at QueryAdvisorURL + its Id.
+const (
+	HeaderPopulateQueryAdvice = "x-ms-cosmos-populatequeryadvice"
+	HeaderQueryAdvice         = "x-ms-cosmos-query-advice"
+	QueryAdvisorURL           = "https://aka.ms/CosmosDB/QueryAdvisor/"
+)

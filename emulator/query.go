@@ -235,6 +235,10 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 	if err != nil {
 		return err
 	}
+	var loads indexLoads // without metrics asked for, nothing reads what it counts
+	if wantsQueryMetrics(req) {
+		loads = indexLoadsOf(c.indexPolicy(), prog)
+	}
 	var (
 		evalErr error
 		last    queryPosition
@@ -255,11 +259,10 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 				return false
 			}
 			pg.examined++
-			pg.retrieved++
-			pg.retrievedBytes += len(body)
 			var row []byte
 			if prog.Star() {
 				ok, err := prog.Match(body)
+				pg.load(loads, body, ok && err == nil)
 				if err != nil || !ok {
 					evalErr = err
 					return err == nil
@@ -267,6 +270,7 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 				row = body
 			} else {
 				out, ok, err := prog.Select(nil, body)
+				pg.load(loads, body, ok && err == nil)
 				if err != nil || !ok {
 					evalErr = err
 					return err == nil
@@ -374,6 +378,9 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 	pg.retrieved, pg.retrievedBytes, pg.matched = i-start, pg.bytes, i-start
 	if cont.Range == "" {
 		pg.retrieved, pg.retrievedBytes, pg.matched = res.Scanned, res.ScannedBytes, res.Matched
+		if loads := indexLoadsOf(c.indexPolicy(), prog); wantsQueryMetrics(req) && !loads.scan() {
+			pg.retrieved, pg.retrievedBytes = loads.count(s.scopeDocs(c, p, req.region, scope))
+		}
 	}
 	if pg.next == nil {
 		return nil

@@ -403,6 +403,9 @@ func (r *Result) fill(resp *cosmos.Response) {
 		r.Body = resp.Body
 		if resp.Header != nil {
 			r.Continuation = resp.Header.Get(cosmos.HeaderContinuation)
+			r.QueryMetrics = resp.Header.Get(cosmos.HeaderQueryMetrics)
+			r.IndexUtilization = resp.Header.Get(cosmos.HeaderIndexUtilization)
+			r.QueryAdvice = resp.Header.Get(cosmos.HeaderQueryAdvice)
 		}
 	}
 }

@@ -129,6 +129,11 @@ type Operation struct {
 	// QueryFeatures is what the caller's query pipeline can run, sent with OpQueryPlan
 	// (x-ms-cosmos-supported-query-features, e.g. "OrderBy, Top, Aggregate").
 	QueryFeatures string
+	// Explain asks an OpQuery page for the service's query metrics, index metrics and
+	// query advice (x-ms-documentdb-populatequerymetrics,
+	// x-ms-cosmos-populateindexmetrics, x-ms-cosmos-populatequeryadvice); the answer's
+	// are in Result.QueryMetrics, IndexUtilization and QueryAdvice.
+	Explain bool
 
 	// trackingID is the _trackingId put in the document, once per logical write.
 	trackingID string

@@ -82,6 +82,11 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 	if op.Continuation != "" {
 		h.Set(cosmos.HeaderContinuation, op.Continuation)
 	}
+	if op.Explain {
+		h.Set(cosmos.HeaderPopulateQueryMetrics, "true")
+		h.Set(cosmos.HeaderPopulateIndexMetrics, "true")
+		h.Set(cosmos.HeaderPopulateQueryAdvice, "true")
+	}
 	return req
 }
 

@@ -25,7 +25,11 @@ type Result struct {
 	// Continuation is the winning answer's x-ms-continuation (OpQuery): where the next
 	// page starts, "" after the last page.
 	Continuation string
-	Diagnostics  *Diagnostics
+	// QueryMetrics, IndexUtilization and QueryAdvice are the winning answer's
+	// x-ms-documentdb-query-metrics, x-ms-cosmos-index-utilization and
+	// x-ms-cosmos-query-advice, as sent (an OpQuery with Explain; "" when absent).
+	QueryMetrics, IndexUtilization, QueryAdvice string
+	Diagnostics                                 *Diagnostics
 }
 
 // TimeoutError is an operation that ran out of its end-to-end timeout. It wraps

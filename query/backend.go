@@ -98,6 +98,9 @@ func infoOf(kind, rangeID string, res *engine.Result) PageInfo {
 		info.Diagnostics = res.Diagnostics
 		info.RequestCharge, info.Duration = res.Diagnostics.RequestCharge, res.Diagnostics.Duration
 	}
+	if res != nil {
+		info.QueryMetrics, info.IndexUtilization, info.QueryAdvice = res.QueryMetrics, res.IndexUtilization, res.QueryAdvice
+	}
 	return info
 }
 

@@ -77,6 +77,9 @@ type PageInfo struct {
 	// a page discarded.
 	Note        string
 	Diagnostics *engine.Diagnostics
+	// QueryMetrics, IndexUtilization and QueryAdvice are the page's answer's headers
+	// of those names, when Page.Explain asked for them ("" otherwise).
+	QueryMetrics, IndexUtilization, QueryAdvice string
 }
 
 // Totals sum up a run so far.

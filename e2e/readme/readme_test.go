@@ -105,6 +105,11 @@ var readmeShows = map[string]*regexp.Regexp{
 		`(?m)^id\s+user\s*\ne3\s+user-3\s*\ne2\s+user-2\s*\ne1\s+user-1\s*$`),
 	`cosmosctl query 'SELECT VALUE COUNT(1) FROM c' --container visits --pk '["acme"]' -o json --jq '.items[0]'`: regexp.MustCompile(`(?m)^3$`),
 	`cosmosctl changes --container visits --pk '["acme"]' --state acme.json | wc -l`:                             regexp.MustCompile(`(?m)^\s*3\s*$`),
+	// A filter on an excluded path: every document loaded for the five output, and the
+	// index proposed; once it is applied, one document loaded per document output.
+	`cosmosctl query "SELECT * FROM c WHERE c.carrier = 'c3'" --container shipments --explain`: regexp.MustCompile(
+		`(?s)total\s+4\s+\S+\s+\S+\s+40\s+5\s+8\.0\s.*could not use an index and scanned.*/carrier/\?\s+\(ROOT\.carrier = "c3"\).*-\s+"path": "/carrier/\?"`),
+	`cosmosctl query "SELECT * FROM c WHERE c.carrier = 'c3'" --container shipments --explain -o json --jq .totals.retrieved_per_output`: regexp.MustCompile(`(?m)^1$`),
 	"cosmosctl import mixed.ndjson":        regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
 	"cosmosctl emulator split 1":           regexp.MustCompile(`(?m)^split range 1 of app/items into 4 and 5\n`),
 	"cosmosctl emulator merge 2 3 -o json": regexp.MustCompile(`"retired": \[\s*"2",\s*"3"\s*\],\s*"created": \[\s*\{\s*"id": "6"`),
