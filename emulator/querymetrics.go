@@ -147,7 +147,6 @@ func wantsQueryMetrics(req *request) bool {
 }
 
 // scopeDocs are the documents of a scope that a query reads, in no particular order.
-// (i24-paging drops visibleDocs' last argument: after that merge, call it without it.)
 func (s *Server) scopeDocs(c *container, p *partition, region int, scope docScope) []jsondoc.Doc {
-	return s.store.visibleDocs(c, p, region, scope, 0, false)
+	return s.store.visibleDocs(c, p, region, scope, 0)
 }
