@@ -130,7 +130,12 @@ func fnLog(a args) *Value {
 	if a.n == 1 {
 		return floatMap(math.Log)(a)
 	}
-	return floatMap2(func(x, b float64) float64 { return math.Log(x) / math.Log(b) })(a)
+	return floatMap2(func(x, b float64) float64 {
+		if b == 10 {
+			return math.Log10(x) // LOG(2, 10) is 0.3010299956639812, as LOG10(2)
+		}
+		return math.Log(x) / math.Log(b)
+	})(a)
 }
 
 // fnIsInteger: a number that is a whole signed 64-bit integer
