@@ -272,8 +272,9 @@ func fnArrayConcat(a args) *Value {
 // …/array-contains-all): whole-value equality with any (all) of the arguments after
 // the array. Per the ANY page's examples, an undefined argument matches nothing and
 // leaves the result undefined unless another argument decides it (ANY([1,2,3,4], 1,
-// undefined) is true, ANY([1,2,3,4], 5, undefined) is undefined); ALL is taken to
-// follow the same three-valued rule (its page has no such example).
+// undefined) is true, ANY([1,2,3,4], 5, undefined) is undefined), and ALL's the
+// same rule turned round (ALL([1,2,3,4], 1, undefined) is undefined, ALL([1,2,3,4],
+// 5, undefined) is false).
 func arrayContainsSome(all bool) func(a args) *Value {
 	return func(a args) *Value {
 		arr := a.v[0]
