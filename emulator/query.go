@@ -333,7 +333,7 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 		if err != nil {
 			return err
 		}
-		start = res.After(keys, cont.Seq)
+		start = res.After(keys, cont.Seq, cont.Index)
 	case span != tok:
 		// A position in the rows of another result means nothing in this one: the
 		// rows are the same only when the documents are, those of the same span (a
@@ -380,11 +380,13 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 		next.Lo, next.Hi = span.lo, span.hi
 	}
 	if prog.Ordered() {
-		keys, seq, err := res.Position(i - 1)
+		// Index is the row's place among its document's rows: a JOIN gives one
+		// document several rows with the same ORDER BY values.
+		keys, seq, sub, err := res.Position(i - 1)
 		if err != nil {
 			return err
 		}
-		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, 0, encodeOrderKeys(keys)
+		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, sub, encodeOrderKeys(keys)
 	}
 	pg.next = &next
 	return nil
