@@ -299,3 +299,33 @@ func TestJoinOrderByResumesInsideADocument(t *testing.T) {
 		t.Errorf("rows %s, want 1,2,3,4,5,6", got)
 	}
 }
+
+// The plans of JOIN queries are the gateway's (azure-cosmos-dotnet-v3
+// QueryPlanBaselineTests.Aggregates.xml and .GroupBy.xml): the JOINs stay in the
+// rewritten query, each on its own line.
+func TestJoinPlansMatchTheGatewayBaselines(t *testing.T) {
+	tests := []struct{ sql, rewritten string }{
+		{"SELECT VALUE AVG(c.age + 1) FROM Root r JOIN c in r.children WHERE c.age > 1",
+			"SELECT VALUE [{\"item\": {\"sum\": SUM((c.age + 1)), \"count\": COUNT((c.age + 1))}}]\nFROM Root AS r\nJOIN c IN r.children\nWHERE (c.age > 1)"},
+		{"SELECT c.name, s FROM c JOIN (SELECT VALUE score FROM score IN c.scores GROUP BY score) s", ""},
+		{"SELECT VALUE t FROM c JOIN t IN c.tags ORDER BY c.k DESC",
+			"SELECT c._rid, [{\"item\": c.k}] AS orderByItems, t AS payload\nFROM c\nJOIN t IN c.tags\nWHERE (({documentdb-formattableorderbyquery-filter}) AND IS_DEFINED(t))\nORDER BY c.k DESC"},
+	}
+	for _, tt := range tests {
+		q, err := ParseQuery(tt.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := q.Bind(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := p.Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.RewrittenQuery != tt.rewritten {
+			t.Errorf("%s: rewritten\n%s\nwant\n%s", tt.sql, info.RewrittenQuery, tt.rewritten)
+		}
+	}
+}

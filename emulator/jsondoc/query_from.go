@@ -460,3 +460,6 @@ func firstOr(s []string, def string) string {
 	}
 	return def
 }
+
+// NoFrom reports whether the query has no FROM clause: it reads no document.
+func (q *Query) NoFrom() bool { return q.noFrom }

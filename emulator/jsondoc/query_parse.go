@@ -19,13 +19,13 @@ type Query struct {
 	// sources are the FROM clause's item-scoped sources: JOINs, and a first
 	// source that iterates or reads a path (query_from.go); noFrom is set for a
 	// SELECT without FROM.
-	sources []*source
-	noFrom  bool
-	Distinct   bool
-	Top        Count
-	Where      *Filter // nil matches every document
-	Offset     Count
-	Limit      Count
+	sources  []*source
+	noFrom   bool
+	Distinct bool
+	Top      Count
+	Where    *Filter // nil matches every document
+	Offset   Count
+	Limit    Count
 
 	sel     selection
 	groupBy []expr
