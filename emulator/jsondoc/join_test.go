@@ -329,3 +329,23 @@ func TestJoinPlansMatchTheGatewayBaselines(t *testing.T) {
 		}
 	}
 }
+
+// A JOIN alias's property is not a document path: it neither pins the partition key
+// nor names an index path from the root.
+func TestJoinAliasPathsAreNotDocumentPaths(t *testing.T) {
+	q, err := ParseQuery(`SELECT c.id FROM c JOIN t IN c.tags WHERE t.pk = "a" AND c.n = 1 AND EXISTS(SELECT VALUE 1 FROM x IN c.xs WHERE x.pk = "b")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := q.Bind(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.PinnedValue([]string{"pk"}); ok {
+		t.Error("t.pk = \"a\" pinned the document's partition key")
+	}
+	terms := p.FilterTerms()
+	if len(terms) != 1 || terms[0].Expression != "(ROOT.n = 1)" {
+		t.Errorf("filter terms %+v, want only (ROOT.n = 1)", terms)
+	}
+}
