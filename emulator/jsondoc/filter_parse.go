@@ -23,7 +23,8 @@ var supportedSQL = sync.OnceValue(func() string {
 	}
 	slices.Sort(names)
 	return "the emulator supports SELECT [DISTINCT] [TOP n] * | VALUE expr | expr [AS name], … " +
-		"FROM c [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
+		"[FROM c [JOIN t IN c.path | JOIN (SELECT …) x, …]] [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
+		"with EXISTS(SELECT …), ARRAY(SELECT …) and (SELECT …) subqueries, " +
 		"with comparisons, IN, BETWEEN, AND/OR/NOT, + - * / %, ||, ??, ?:, object and array constructors, " +
 		"@parameters, the aggregates COUNT, SUM, MIN, MAX, AVG and the functions " + strings.Join(names, ", ")
 })
