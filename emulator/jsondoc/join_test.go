@@ -349,3 +349,11 @@ func TestJoinAliasPathsAreNotDocumentPaths(t *testing.T) {
 		t.Errorf("filter terms %+v, want only (ROOT.n = 1)", terms)
 	}
 }
+
+// Keywords after a dot are property names, also where FROM is looked for.
+func TestPropertiesNamedLikeClauses(t *testing.T) {
+	got := runQuery(t, "SELECT c.order, c.where, c.from, c.group FROM c", nil, []string{`{"order":1,"where":2,"from":3,"group":4}`})
+	if got != `[{"order":1,"where":2,"from":3,"group":4}]` {
+		t.Errorf("got %s", got)
+	}
+}

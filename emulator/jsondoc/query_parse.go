@@ -178,9 +178,10 @@ func (p *sqlParser) findFrom() int {
 			if depth < 0 {
 				return -1
 			}
-		case depth == 0 && isKeyword(t, "FROM"):
+		case depth == 0 && isKeyword(t, "FROM") && (i == 0 || !isPunct(p.toks[i-1], ".")):
 			return i
-		case depth == 0 && (isKeyword(t, "WHERE") || isKeyword(t, "GROUP") || isKeyword(t, "ORDER") || isKeyword(t, "OFFSET")):
+		case depth == 0 && (isKeyword(t, "WHERE") || isKeyword(t, "GROUP") || isKeyword(t, "ORDER") || isKeyword(t, "OFFSET")) &&
+			(i == 0 || !isPunct(p.toks[i-1], ".")):
 			return -1
 		}
 	}
