@@ -111,9 +111,12 @@ func (s *Server) serveQuery(req *request, db, coll string) {
 	pg := queryPage{maxItems: maxItems, fingerprint: fingerprint}
 	var err error
 	runStart := time.Now()
-	if prog.Streaming() {
+	switch {
+	case prog.Query().NoFrom():
+		err = serveNoFrom(target, prog, cont, &pg)
+	case prog.Streaming():
 		err = s.streamQuery(req, c, target, prog, cont, &pg)
-	} else {
+	default:
 		err = s.pageResult(req, c, target, prog, spec, cont, &pg)
 	}
 	if err != nil {
@@ -245,6 +248,15 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 		last    queryPosition
 		done    bool
 	)
+	// A JOIN gives a document several rows, and a page may end among them; its
+	// continuation then names the document and how many of its rows were taken.
+	multi := prog.Query().MultiRow()
+	skipIn := func(seq uint64) int {
+		if cont.Range != "" && cont.Index > 0 && seq == cont.Seq+1 {
+			return cont.Index
+		}
+		return 0
+	}
 	for _, sg := range segs {
 		at := func(seq uint64) queryPosition {
 			pos := sg.at
@@ -260,6 +272,27 @@ func (s *Server) streamQuery(req *request, c *container, target queryTarget, pro
 				return false
 			}
 			pg.examined++
+			if multi {
+				before := pg.matched
+				taken, stop, err := streamRows(prog, body, skipIn(seq), offset, end, &consumed, pg)
+				pg.load(loads, body, err == nil && pg.matched > before)
+				switch {
+				case err != nil:
+					evalErr = err
+					return false
+				case stop && pg.next == nil:
+					done = true
+					return false
+				case stop:
+					// The page ended inside the document's rows: resume at the
+					// document, past the rows taken.
+					last = at(seq - 1)
+					last.Index = taken
+					return false
+				}
+				last = at(seq)
+				return true
+			}
 			var row []byte
 			if prog.Star() {
 				ok, err := prog.Match(body)
@@ -341,7 +374,7 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 		if err != nil {
 			return err
 		}
-		start = res.After(keys, cont.Seq)
+		start = res.After(keys, cont.Seq, cont.Index)
 	case span != tok:
 		// A position in the rows of another result means nothing in this one: the
 		// rows are the same only when the documents are, those of the same span (a
@@ -391,11 +424,13 @@ func (s *Server) pageResult(req *request, c *container, target queryTarget, prog
 		next.Lo, next.Hi = span.lo, span.hi
 	}
 	if prog.Ordered() {
-		keys, seq, err := res.Position(i - 1)
+		// Index is the row's place among its document's rows: a JOIN gives one
+		// document several rows with the same ORDER BY values.
+		keys, seq, sub, err := res.Position(i - 1)
 		if err != nil {
 			return err
 		}
-		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, 0, encodeOrderKeys(keys)
+		next.Kind, next.Seq, next.Index, next.Keys = positionOrdered, seq, sub, encodeOrderKeys(keys)
 	}
 	pg.next = &next
 	return nil
@@ -487,4 +522,64 @@ func pinnedPartitionKey(c *container, prog *jsondoc.Program) (cosmos.PartitionKe
 		return nil, false
 	}
 	return pk, true
+}
+
+// streamRows pages the rows of one document of a query that gives a document several
+// rows (a JOIN's), skipping its first skip rows (taken by the previous page). It
+// returns how many of the document's rows are taken once it stops, and stop when the
+// query or the page ends at them (pg.next is set when the page is full).
+func streamRows(prog *jsondoc.Program, body []byte, skip, offset, end int, consumed *int, pg *queryPage) (taken int, stop bool, err error) {
+	taken = skip
+	k := 0
+	err = prog.SelectEach(body, func(row []byte) bool {
+		k++
+		if k <= skip {
+			return true
+		}
+		if end >= 0 && *consumed >= end {
+			stop = true
+			return false
+		}
+		pg.matched++
+		if *consumed < offset {
+			*consumed++
+			taken = k
+			return true
+		}
+		if !pg.fits(len(row)) {
+			pg.next, stop = &queryPosition{}, true
+			return false
+		}
+		*consumed++
+		pg.add(row)
+		taken = k
+		if len(pg.docs) >= pg.maxItems && (end < 0 || *consumed < end) {
+			pg.next, stop = &queryPosition{}, true
+			return false
+		}
+		return true
+	})
+	return taken, stop, err
+}
+
+// serveNoFrom answers a query without FROM, which reads no document: its rows come
+// once per query, from the range that holds the lowest effective partition key, so a
+// client that sends the query to every range gets them once. (What the service does
+// across ranges is not documented; the Microsoft Learn SELECT page shows the rows
+// once.)
+func serveNoFrom(target queryTarget, prog *jsondoc.Program, cont queryPosition, pg *queryPage) error {
+	if target.pkIdentity == "" && (cont.Range != "" || target.parts[0].rng.MinInclusive != "" || (target.narrowed && target.span.lo != "")) {
+		return nil
+	}
+	if cont.Range != "" {
+		return nil
+	}
+	rows, err := prog.Run(nil)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		pg.add(r)
+	}
+	return nil
 }

@@ -33,15 +33,17 @@ type queryEngineConfig struct {
 }
 
 // advertisedQueryEngine is what GET / reports. The limits are the service's
-// (the document Microsoft's gateways send); the switches follow what the
-// emulator's SQL serves: JOIN, subqueries (EXISTS, ARRAY(SELECT …), scalar),
+// (the document Microsoft's gateways send; maxJoinsPerSqlQuery 5 and both subquery
+// switches on as azure-cosmos-dotnet-v3's GatewayAccountReaderTests recorded them
+// from Microsoft's emulator); the switches follow what the emulator's SQL serves:
+// JOIN (up to 5) and subqueries (EXISTS, ARRAY(SELECT …), scalar) are served;
 // UDFs and the spatial functions are refused with a 400 that names them,
-// so they are advertised as off (no JOINs, no UDF references) rather than as the
-// service's defaults. emulator/queryengineconfig_test.go holds each switch to
+// so they are advertised as off (no UDF references) rather than as the service's
+// defaults. emulator/queryengineconfig_test.go holds each switch to
 // what a query using it gets.
 var advertisedQueryEngine = queryEngineConfig{
 	MaxSQLQueryInputLength:         262144,
-	MaxJoinsPerSQLQuery:            0,
+	MaxJoinsPerSQLQuery:            5,
 	MaxLogicalAndPerSQLQuery:       500,
 	MaxLogicalOrPerSQLQuery:        500,
 	MaxUDFRefPerSQLQuery:           0,
@@ -50,8 +52,8 @@ var advertisedQueryEngine = queryEngineConfig{
 	MaxQueryRequestTimeoutFraction: 0.9,
 	SQLAllowNonFiniteNumbers:       false,
 	SQLAllowAggregateFunctions:     true,
-	SQLAllowSubQuery:               false,
-	SQLAllowScalarSubQuery:         false,
+	SQLAllowSubQuery:               true,
+	SQLAllowScalarSubQuery:         true,
 	AllowNewKeywords:               true,
 	SQLAllowLike:                   true, // the service's value; LIKE is served (jsondoc/like.go)
 	SQLAllowGroupByClause:          true,

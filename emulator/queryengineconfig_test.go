@@ -47,6 +47,7 @@ func TestQueryEngineConfigurationAdvertisesWhatIsServed(t *testing.T) {
 		{"sqlAllowSubQuery", "EXISTS", `SELECT * FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = 'x')`},
 		{"sqlAllowScalarSubQuery", "subqueries", `SELECT (SELECT VALUE COUNT(1) FROM t IN c.tags) AS n FROM c`},
 		{"maxJoinsPerSqlQuery", "JOIN", `SELECT c.id, t AS tag FROM c JOIN t IN c.tags`},
+		{"sqlAllowSubQuery", "ARRAY", `SELECT ARRAY(SELECT VALUE t FROM t IN c.tags) AS tags FROM c`},
 		{"maxUdfRefPerSqlQuery", "user-defined functions", `SELECT udf.double(c.id) FROM c`},
 		{"sqlAllowAggregateFunctions", "aggregate", `SELECT VALUE COUNT(1) FROM c`},
 		{"sqlAllowGroupByClause", "GROUP BY", `SELECT c.pk FROM c GROUP BY c.pk`},
@@ -61,6 +62,17 @@ func TestQueryEngineConfigurationAdvertisesWhatIsServed(t *testing.T) {
 			t.Errorf("%s is advertised off, but %q answers %d (serve it, then turn the switch on)", probe.key, probe.query, code)
 		case !on(probe.key) && !strings.Contains(strings.ToLower(string(resp.Body)), strings.ToLower(probe.construct)):
 			t.Errorf("%q is refused without naming %s: %s", probe.query, probe.construct, resp.Body)
+		}
+	}
+	// maxJoinsPerSqlQuery is a limit: one JOIN more than it is refused, naming it.
+	if n := int(cfg["maxJoinsPerSqlQuery"].(float64)); n > 0 {
+		q := "SELECT VALUE c.id FROM c"
+		for i := 0; i <= n; i++ {
+			q += " JOIN t" + strings.Repeat("x", i) + " IN c.tags"
+		}
+		resp, err := c.do(s.Endpoint(), "POST", itemsPath(), docQueryHeaders(pk), cosmos.QuerySpec{Query: q})
+		if code, _ := statusOf(t, resp, err); code != 400 || !strings.Contains(string(resp.Body), "maxJoinsPerSqlQuery") {
+			t.Errorf("%d JOINs answer %d: %s", n+1, code, resp.Body)
 		}
 	}
 }

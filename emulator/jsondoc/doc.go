@@ -12,9 +12,11 @@
 // evaluation over a scope's documents with the service's undefined semantics
 // and order across types ([Query.Bind], [Program.Select],
 // [Program.Materialize]), and query plans with the gateway's rewritten
-// per-range queries ([Program.Plan]). SQL outside what is implemented (JOIN,
-// subqueries, user-defined functions, …) is rejected with an error
-// wrapping [ErrUnsupported] rather than being answered wrongly.
+// per-range queries ([Program.Plan]). JOINs, FROM x IN, subqueries (EXISTS,
+// ARRAY, scalar, in FROM and JOIN) and SELECT without FROM are served
+// (query_from.go, subquery.go). SQL outside what is implemented (user-defined
+// functions, …) is rejected with an error wrapping [ErrUnsupported] rather
+// than being answered wrongly.
 //
 // The package knows nothing of partitions, paging or HTTP; the emulator
 // decides which documents a query sees and how its rows are paged.

@@ -28,6 +28,35 @@ type evalEnv struct {
 	// now is the clock of the date and time functions (datetime.go); nil reads
 	// the wall clock.
 	now *queryTime
+	// vars are the values of the aliases other than the container's (JOIN and
+	// FROM … IN aliases, subqueries' aliases), innermost last (query_from.go).
+	vars []binding
+	// fail records the first error of an evaluation that has one (a scalar
+	// subquery with more than one row); nil outside a bound program.
+	fail *error
+}
+
+// binding is the value of an alias in the tuple being evaluated.
+type binding struct {
+	name string
+	v    *Value
+}
+
+// lookup returns the value of alias name, innermost binding first.
+func (env *evalEnv) lookup(name string) *Value {
+	for i := len(env.vars) - 1; i >= 0; i-- {
+		if env.vars[i].name == name {
+			return env.vars[i].v
+		}
+	}
+	return nil
+}
+
+// failed records err as the evaluation's error, unless one was recorded already.
+func (env *evalEnv) failed(err error) {
+	if env.fail != nil && *env.fail == nil {
+		*env.fail = err
+	}
 }
 
 // Shared results; expression evaluation never mutates values.
@@ -97,20 +126,25 @@ type pathSeg struct {
 	dyn     expr
 }
 
-// pathExpr walks segs from the document (alias) or from the value of
-// base, for member access on other expressions.
+// pathExpr walks segs from the document (alias), from the value of another
+// alias (variable: a JOIN or FROM … IN alias, or a subquery's), or from the
+// value of base, for member access on other expressions.
 type pathExpr struct {
-	alias string
-	base  expr
-	segs  []pathSeg
+	alias    string
+	variable bool
+	base     expr
+	segs     []pathSeg
 }
 
 // eval distinguishes c.a["0"] from c.a[0]: an index applies only to arrays
 // and a name only to objects, as in Cosmos DB.
 func (x *pathExpr) eval(env *evalEnv) *Value {
 	cur := env.doc
-	if x.base != nil {
+	switch {
+	case x.base != nil:
 		cur = x.base.eval(env)
+	case x.variable:
+		cur = env.lookup(x.alias)
 	}
 	for _, s := range x.segs {
 		if cur == nil {

@@ -20,7 +20,7 @@ func (q *Query) appendSQL(b []byte, sep string, gateway bool) []byte {
 		b = append(b, ' ')
 	}
 	b = q.sel.appendSQL(b)
-	b = q.appendFrom(b, sep)
+	b = q.appendFrom(b, sep, gateway)
 	if q.Where != nil {
 		b = append(b, sep...)
 		b = append(b, "WHERE "...)
@@ -41,15 +41,20 @@ func (q *Query) appendSQL(b []byte, sep string, gateway bool) []byte {
 	return b
 }
 
-func (q *Query) appendFrom(b []byte, sep string) []byte {
+func (q *Query) appendFrom(b []byte, sep string, gateway bool) []byte {
+	if q.noFrom {
+		return b
+	}
 	b = append(b, sep...)
 	b = append(b, "FROM "...)
-	b = append(b, q.Collection...)
-	if q.Alias != q.Collection {
-		b = append(b, " AS "...)
-		b = append(b, q.Alias...)
+	if q.Alias != "" {
+		b = append(b, q.Collection...)
+		if q.Alias != q.Collection {
+			b = append(b, " AS "...)
+			b = append(b, q.Alias...)
+		}
 	}
-	return b
+	return q.appendSources(b, sep, gateway)
 }
 
 // appendTail renders GROUP BY and ORDER BY.

@@ -23,7 +23,8 @@ var supportedSQL = sync.OnceValue(func() string {
 	}
 	slices.Sort(names)
 	return "the emulator supports SELECT [DISTINCT] [TOP n] * | VALUE expr | expr [AS name], … " +
-		"FROM c [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
+		"[FROM c [JOIN t IN c.path | JOIN (SELECT …) x, …]] [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
+		"with EXISTS(SELECT …), ARRAY(SELECT …) and (SELECT …) subqueries, " +
 		"with comparisons, IN, BETWEEN, [NOT] LIKE … [ESCAPE …], AND/OR/NOT, + - * / %, ||, ??, ?:, object and array constructors, " +
 		"@parameters, the aggregates COUNT, SUM, MIN, MAX, AVG and the functions " + strings.Join(names, ", ")
 })
@@ -65,6 +66,7 @@ func ParseCondition(cond string) (*Filter, error) {
 	if _, err := p.parseAlias(); err != nil {
 		return nil, err
 	}
+	p.scopes = []*scope{{container: p.alias}}
 	t = p.next()
 	if !isKeyword(t, "WHERE") {
 		if t.kind == tokEOF {
@@ -97,6 +99,11 @@ type sqlParser struct {
 	// place where the scoring functions may appear (fulltext_score.go), and
 	// inRRF inside RRF's arguments, where RRF may not.
 	rankOK, inRRF bool
+	// scopes are the aliases of the SELECTs being parsed, outermost first
+	// (query_from.go); containerName is the container's name in a FROM that
+	// binds no alias to it (FROM t IN c.tags).
+	scopes        []*scope
+	containerName string
 }
 
 func newSQLParser(src string) (*sqlParser, error) {
@@ -133,7 +140,7 @@ func isPunct(t token, s string) bool { return t.kind == tokPunct && t.text == s 
 var reserved = map[string]bool{
 	"SELECT": false, "TOP": true, "FROM": true, "WHERE": true, "AND": true, "OR": true,
 	"NOT": true, "TRUE": true, "FALSE": true, "NULL": true, "UNDEFINED": true,
-	"JOIN": false, "IN": true, "ORDER": true, "BY": true, "GROUP": true, "HAVING": false,
+	"JOIN": true, "IN": true, "ORDER": true, "BY": true, "GROUP": true, "HAVING": false,
 	"OFFSET": true, "LIMIT": true, "DISTINCT": true, "VALUE": true, "AS": true,
 	"BETWEEN": true, "LIKE": true, "ESCAPE": true, "EXISTS": false, "ARRAY": false,
 	"ASC": true, "DESC": true, "UDF": false,
@@ -142,6 +149,9 @@ var reserved = map[string]bool{
 func reservedWord(t token) (supported, ok bool) {
 	if t.kind != tokIdent {
 		return false, false
+	}
+	if subqueryWords[strings.ToUpper(t.text)] {
+		return true, true
 	}
 	supported, ok = reserved[strings.ToUpper(t.text)]
 	return supported, ok
@@ -553,7 +563,14 @@ func (p *sqlParser) primary() (expr, error) {
 		switch t.text {
 		case "(":
 			if isKeyword(p.peek(), "SELECT") {
-				return nil, unsupported(p.peek())
+				q, err := p.subquery(true)
+				if err != nil {
+					return nil, err
+				}
+				if c := p.next(); !isPunct(c, ")") {
+					return nil, p.unexpected(c, `")" closing the subquery`)
+				}
+				return &subqueryExpr{kind: subScalar, q: q}, nil
 			}
 			x, err := p.expr()
 			if err != nil {
@@ -587,12 +604,14 @@ func (p *sqlParser) primary() (expr, error) {
 		case "UNDEFINED":
 			return &literalExpr{v: nil}, nil
 		}
-		if t.text == p.alias && p.alias != "" {
-			x := &pathExpr{alias: p.alias}
+		if x, ok := p.resolve(t.text); ok {
 			if err := p.segments(x); err != nil {
 				return nil, err
 			}
 			return x, nil
+		}
+		if x, ok, err := p.subqueryCall(t); ok || err != nil {
+			return x, err
 		}
 		if _, ok := reservedWord(t); ok {
 			return nil, p.unexpected(t, "a value")
@@ -600,8 +619,7 @@ func (p *sqlParser) primary() (expr, error) {
 		if isPunct(p.peek(), "(") {
 			return p.call(t)
 		}
-		return nil, invalidQuery(t.pos, "identifier %q is not the FROM alias %q; refer to properties as %s.%s",
-			t.text, p.alias, p.alias, t.text)
+		return nil, p.unknownIdentifier(t)
 	}
 	return nil, p.unexpected(t, "a value")
 }

@@ -153,9 +153,11 @@ func (p *Program) term(x expr) (FilterTerm, bool) {
 }
 
 // docPath returns the steps of a path into the document with static steps, or nil.
+// A path from a JOIN's or a subquery's alias is not one: its steps start inside an
+// array element or a subquery's row, not at the document's root.
 func docPath(x expr) []PathStep {
 	px, ok := x.(*pathExpr)
-	if !ok || px.base != nil || len(px.segs) == 0 {
+	if !ok || px.base != nil || px.variable || len(px.segs) == 0 {
 		return nil
 	}
 	out := make([]PathStep, len(px.segs))

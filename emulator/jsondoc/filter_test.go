@@ -56,17 +56,9 @@ func TestParseQueryAcceptsSupportedForms(t *testing.T) {
 
 func TestParseQueryReportsUnsupportedFeatures(t *testing.T) {
 	tests := []struct{ sql, found string }{
-		{"SELECT * FROM c JOIN t IN c.tags", "JOIN at offset 16 is not supported"},
-		// The JOIN is named, not the alias t the SELECT list uses before it.
-		{"SELECT c.id, t AS tag FROM c JOIN t IN c.tags", "JOIN at offset 29 is not supported"},
 		{"SELECT c.join FROM c WHERE c.like = 1", ""},
-		{"SELECT * FROM (SELECT * FROM c)", "subqueries (SELECT at offset 15)"},
-		{"SELECT * FROM t IN c.tags", "FROM x IN"},
-		{"SELECT * FROM c.children", "FROM on a path"},
-		{"SELECT * FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags)", "EXISTS subqueries"},
-		{"SELECT * FROM c WHERE (SELECT 1) = 1", "subqueries (SELECT at offset 23)"},
-		{"SELECT * FROM c WHERE c.a IN (SELECT VALUE 1)", "subqueries (SELECT at offset 30)"},
-		{"SELECT ARRAY(SELECT VALUE t FROM t IN c.tags) FROM c", "ARRAY subqueries"},
+		{"SELECT * FROM c WHERE c.a IN (SELECT VALUE 1)", "IN (SELECT …) at offset 26"},
+		{"SELECT * FROM (SELECT DISTINCT VALUE c.a FROM c)", "a subquery in FROM that reads the container with DISTINCT"},
 		{"SELECT * FROM c WHERE udf.f(c.a)", "user-defined functions"},
 		{"SELECT * FROM c WHERE REGEXMATCH(c.a, 'x')", `found "REGEXMATCH"`},
 		{"SELECT * FROM c WHERE c.a & 1 = 1", `found "&"`},
@@ -76,7 +68,6 @@ func TestParseQueryReportsUnsupportedFeatures(t *testing.T) {
 		{"SELECT c.a, COUNT(1) AS n FROM c GROUP BY c.a ORDER BY c.a", "ORDER BY with aggregates or GROUP BY"},
 		{"SELECT DISTINCT VALUE COUNT(1) FROM c", "DISTINCT with aggregates"},
 		{"SELECT c.a FROM c GROUP BY c.a HAVING COUNT(1) > 1", `found "HAVING"`},
-		{"SELECT 1", "a query without FROM"},
 		{"DELETE FROM c", `found "DELETE"`},
 	}
 	for _, tt := range tests {

@@ -31,17 +31,17 @@ func TestStringsOrderByUTF16CodeUnits(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		a, b := randomUTF16String(rng), randomUTF16String(rng)
 		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
-		if got := CompareOrder(&Value{Kind: KindString, Str: a}, &Value{Kind: KindString, Str: b}); sign(got) != want {
+		if got := CompareOrder(&Value{Kind: KindString, Str: a}, &Value{Kind: KindString, Str: b}); signOf(got) != want {
 			t.Fatalf("CompareOrder(%+q, %+q) = %d, want %d", a, b, got, want)
 		}
 		ka, kb := makeOrderKey(&Value{Kind: KindString, Str: a}), makeOrderKey(&Value{Kind: KindString, Str: b})
-		if got := compareOrderKeys(&ka, &kb); sign(got) != want {
+		if got := compareOrderKeys(&ka, &kb); signOf(got) != want {
 			t.Fatalf("compareOrderKeys(%+q, %+q) = %d, want %d", a, b, got, want)
 		}
 	}
 }
 
-func sign(c int) int {
+func signOf(c int) int {
 	switch {
 	case c < 0:
 		return -1

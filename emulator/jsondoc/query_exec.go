@@ -93,6 +93,9 @@ func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, 
 	if err = p.bindVectors(opts); err != nil {
 		return nil, err
 	}
+	for _, x := range q.sourceExprs() {
+		p.scan.add(x)
+	}
 	if q.Where != nil {
 		p.scan.add(q.Where.root)
 	}
@@ -104,7 +107,7 @@ func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, 
 	}
 	switch q.sel.kind {
 	case selectStar:
-		p.proj.whole = true
+		p.proj.whole = q.starDoc()
 	case selectValue:
 		p.proj.add(q.sel.value)
 	default:
@@ -119,7 +122,9 @@ func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, 
 	if q.sel.kind != selectStar {
 		p.sel.union(p.proj)
 	}
-	if q.Distinct || q.Aggregating() || (len(q.orderBy) > 0 && q.sel.kind == selectValue) {
+	// A query with several rows a document projects while scanning: its rows
+	// depend on the aliases bound then.
+	if q.Distinct || q.Aggregating() || (len(q.orderBy) > 0 && q.sel.kind == selectValue) || q.MultiRow() {
 		p.scan.union(p.proj)
 	}
 	p.addRankFields()
@@ -192,15 +197,17 @@ func (p *Program) match(env *evalEnv) bool {
 
 // project evaluates the SELECT clause; nil means the row is undefined (a
 // VALUE of undefined), which the service leaves out of the results.
-func (p *Program) project(env *evalEnv) *Value {
-	switch p.q.sel.kind {
+func (p *Program) project(env *evalEnv) *Value { return p.q.project(env) }
+
+func (q *Query) project(env *evalEnv) *Value {
+	switch q.sel.kind {
 	case selectStar:
-		return env.doc
+		return q.starValue(env)
 	case selectValue:
-		return p.q.sel.value.eval(env)
+		return q.sel.value.eval(env)
 	}
-	v := &Value{Kind: KindObject, Obj: make([]Member, 0, len(p.q.sel.items))}
-	for _, it := range p.q.sel.items {
+	v := &Value{Kind: KindObject, Obj: make([]Member, 0, len(q.sel.items))}
+	for _, it := range q.sel.items {
 		if e := it.x.eval(env); e != nil {
 			v.Obj = append(v.Obj, Member{Key: it.name, Val: e})
 		}
@@ -208,26 +215,73 @@ func (p *Program) project(env *evalEnv) *Value {
 	return v
 }
 
+// env is an evaluation environment of the program for doc, recording errors in fail.
+func (p *Program) env(doc *Value, fail *error) *evalEnv {
+	return &evalEnv{doc: doc, params: p.params, vectors: p.vectors, now: p.now, fail: fail}
+}
+
 // Select runs a streaming query over one document: when the document
 // matches and its projection is defined, the row's JSON is appended to dst
 // and ok is true. SELECT * appends the stored body unchanged.
+//
+// A query whose documents give several rows (see [Query.MultiRow]) is run with
+// [Program.SelectEach] instead.
 func (p *Program) Select(dst, body []byte) (out []byte, ok bool, err error) {
 	doc, err := p.parse(body, p.sel)
 	if err != nil {
 		return dst, false, err
 	}
-	env := evalEnv{doc: doc, params: p.params, vectors: p.vectors, now: p.now}
-	if !p.match(&env) {
-		return dst, false, nil
+	var fail error
+	env := p.env(doc, &fail)
+	if !p.match(env) {
+		return dst, false, fail
 	}
-	if p.q.sel.kind == selectStar {
+	if p.q.starDoc() {
 		return append(dst, body...), true, nil
 	}
-	v := p.project(&env)
+	v := p.project(env)
+	if fail != nil {
+		return dst, false, fail
+	}
 	if v == nil {
 		return dst, false, nil
 	}
 	return v.AppendJSON(dst), true, nil
+}
+
+// SelectEach runs a streaming query over one document and calls emit with the JSON
+// of each of its rows in order (a JOIN's cross product), until emit returns false.
+// It serves queries of any shape that stream, one row a document or not.
+func (p *Program) SelectEach(body []byte, emit func(row []byte) bool) error {
+	var doc *Value
+	if !p.q.noFrom {
+		var err error
+		if doc, err = p.parse(body, p.sel); err != nil {
+			return err
+		}
+	}
+	var fail error
+	env := p.env(doc, &fail)
+	p.q.tuples(env, func() bool {
+		if !p.match(env) || fail != nil {
+			return fail == nil
+		}
+		var row []byte
+		if p.q.starDoc() {
+			row = body
+		} else {
+			v := p.project(env)
+			if fail != nil {
+				return false
+			}
+			if v == nil {
+				return true
+			}
+			row = v.AppendJSON(nil)
+		}
+		return emit(row)
+	})
+	return fail
 }
 
 // Doc is a stored document handed to a query: its creation sequence (the
@@ -260,6 +314,7 @@ type row struct {
 	k0   orderKey
 	keys []orderKey
 	seq  uint64
+	sub  int    // the row's place among its document's rows (a JOIN's)
 	body []byte // the document, projected when the row is emitted
 	val  *Value // the projection, when it was computed while scanning
 }
@@ -286,10 +341,14 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 		// object serves every document; DISTINCT and groups keep theirs.
 		reuse *fieldReader
 	)
-	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.scan.whole && len(p.scan.names) > 0 {
+	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.q.MultiRow() && !p.scan.whole && len(p.scan.names) > 0 {
 		reuse = &fieldReader{}
 	}
-	env := &evalEnv{params: p.params, vectors: p.vectors, now: p.now} // one environment for the scan; only doc changes
+	var fail error
+	env := p.env(nil, &fail) // one environment for the scan; only doc and vars change
+	if p.q.noFrom {
+		docs = []Doc{{}} // one row, of no document
+	}
 	for _, d := range docs {
 		var (
 			doc *Value
@@ -305,7 +364,35 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 		}
 		env.doc = doc
 		r.ScannedBytes += len(d.Body)
+		if p.q.MultiRow() {
+			sub := 0
+			p.q.tuples(env, func() bool {
+				if !p.match(env) {
+					return fail == nil
+				}
+				r.Matched++
+				if groups != nil {
+					groups.add(env)
+					return fail == nil
+				}
+				rw := row{seq: d.Seq, sub: sub, body: d.Body, val: p.project(env)}
+				if rw.val == nil {
+					return fail == nil
+				}
+				sub++
+				p.orderKeys(&rw, env, &keys)
+				r.rows = append(r.rows, rw)
+				return fail == nil
+			})
+			if fail != nil {
+				return nil, fail
+			}
+			continue
+		}
 		if !p.match(env) {
+			if fail != nil {
+				return nil, fail
+			}
 			continue
 		}
 		r.Matched++
@@ -314,18 +401,7 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 			continue
 		}
 		rw := row{seq: d.Seq, body: d.Body}
-		if n := len(p.q.orderBy); n > 0 {
-			rw.k0 = makeOrderKey(p.q.orderBy[0].x.eval(env))
-			if n > 1 {
-				if len(keys) < n-1 {
-					keys = make([]orderKey, 256*(n-1))
-				}
-				rw.keys, keys = keys[:n-1:n-1], keys[n-1:]
-				for i, o := range p.q.orderBy[1:] {
-					rw.keys[i] = makeOrderKey(o.x.eval(env))
-				}
-			}
-		}
+		p.orderKeys(&rw, env, &keys)
 		switch {
 		case p.q.Distinct, p.q.sel.kind == selectValue:
 			if rw.val = p.project(env); rw.val == nil {
@@ -337,10 +413,22 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 		case p.q.sel.kind == selectList && len(p.q.orderBy) == 0:
 			rw.val = p.project(env)
 		}
+		if fail != nil {
+			return nil, fail
+		}
 		r.rows = append(r.rows, rw)
+	}
+	if fail != nil {
+		return nil, fail
+	}
+	if p.q.noFrom {
+		r.Scanned = 0
 	}
 	if groups != nil {
 		r.rows = groups.rows(p)
+		if fail != nil {
+			return nil, fail
+		}
 		return r, nil
 	}
 	if len(p.q.orderBy) > 0 {
@@ -354,6 +442,25 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 		r.distinct()
 	}
 	return r, nil
+}
+
+// orderKeys sets the ORDER BY keys of rw, carving them out of *keys (allocated 256
+// rows at a time).
+func (p *Program) orderKeys(rw *row, env *evalEnv, keys *[]orderKey) {
+	n := len(p.q.orderBy)
+	if n == 0 {
+		return
+	}
+	rw.k0 = makeOrderKey(p.q.orderBy[0].x.eval(env))
+	if n > 1 {
+		if len(*keys) < n-1 {
+			*keys = make([]orderKey, 256*(n-1))
+		}
+		rw.keys, *keys = (*keys)[:n-1:n-1], (*keys)[n-1:]
+		for i, o := range p.q.orderBy[1:] {
+			rw.keys[i] = makeOrderKey(o.x.eval(env))
+		}
+	}
 }
 
 // distinct keeps the first row of each value, in result order.
@@ -408,7 +515,12 @@ func (p *Program) compareRows(a, b *row) int {
 	if p.desc[0] {
 		c = -c
 	}
-	return c
+	if c != 0 {
+		return c
+	}
+	// A document's rows keep their JOIN order, whichever the direction (the
+	// service's order among them is not documented).
+	return cmp.Compare(a.sub, b.sub)
 }
 
 // Len is the number of rows.
@@ -419,31 +531,32 @@ func (r *Result) Len() int {
 	return len(r.rows)
 }
 
-// Position returns the ORDER BY values and the creation sequence of row i,
-// which is where a page ending at row i resumes ([Result.After]).
-func (r *Result) Position(i int) ([]*Value, uint64, error) {
+// Position returns the ORDER BY values, the creation sequence and the place among
+// its document's rows (0 but for a JOIN's) of row i, which is where a page ending at
+// row i resumes ([Result.After]).
+func (r *Result) Position(i int) ([]*Value, uint64, int, error) {
 	rw := r.at(i)
 	doc, err := r.prog.parse(rw.body, r.prog.scan)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	env := evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors, now: r.prog.now}
 	keys := make([]*Value, len(r.prog.q.orderBy))
 	for j, o := range r.prog.q.orderBy {
 		keys[j] = o.x.eval(&env)
 	}
-	return keys, rw.seq, nil
+	return keys, rw.seq, rw.sub, nil
 }
 
 // After returns the index of the first row that sorts after the position
 // (keys, seq) of an ORDER BY result: the next row to emit once that
 // position has been emitted, even if the result was rebuilt in between and
 // rows were added or removed.
-func (r *Result) After(keys []*Value, seq uint64) int {
+func (r *Result) After(keys []*Value, seq uint64, sub int) int {
 	if len(keys) != len(r.prog.q.orderBy) {
 		return r.Len()
 	}
-	probe := row{k0: makeOrderKey(keys[0]), keys: make([]orderKey, len(keys)-1), seq: seq}
+	probe := row{k0: makeOrderKey(keys[0]), keys: make([]orderKey, len(keys)-1), seq: seq, sub: sub}
 	for i, k := range keys[1:] {
 		probe.keys[i] = makeOrderKey(k)
 	}
@@ -456,14 +569,18 @@ func (r *Result) AppendRow(dst []byte, i int) ([]byte, error) {
 	switch {
 	case rw.val != nil:
 		return rw.val.AppendJSON(dst), nil
-	case r.prog.q.sel.kind == selectStar:
+	case r.prog.q.starDoc():
 		return append(dst, rw.body...), nil
 	}
 	doc, err := r.prog.parse(rw.body, r.prog.proj)
 	if err != nil {
 		return dst, err
 	}
-	v := r.prog.project(&evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors, now: r.prog.now})
+	var fail error
+	v := r.prog.project(r.prog.env(doc, &fail))
+	if fail != nil {
+		return dst, fail
+	}
 	if v == nil {
 		return dst, fmt.Errorf("row %d has no value", i) // filtered while materializing; cannot happen
 	}
@@ -487,12 +604,15 @@ func (p *Program) Run(docs []Doc) ([][]byte, error) {
 		return true
 	}
 	if p.Streaming() {
+		if p.q.noFrom {
+			docs = []Doc{{}}
+		}
 		for _, d := range docs {
-			b, ok, err := p.Select(nil, d.Body)
-			if err != nil {
+			more := true
+			if err := p.SelectEach(d.Body, func(b []byte) bool { more = take(b); return more }); err != nil {
 				return nil, err
 			}
-			if ok && !take(b) {
+			if !more {
 				break
 			}
 		}
@@ -524,7 +644,8 @@ type aggregation struct {
 }
 
 type group struct {
-	doc    *Value // the first document of the group, for the grouped expressions
+	doc    *Value    // the first document of the group, for the grouped expressions
+	vars   []binding // and the aliases bound with it
 	states []aggState
 }
 
@@ -549,6 +670,7 @@ func (a *aggregation) add(env *evalEnv) {
 	g := a.groups[string(a.key)]
 	if g == nil {
 		g = a.newGroup(env.doc)
+		g.vars = slices.Clone(env.vars)
 		a.groups[string(a.key)] = g
 	}
 	for i, x := range a.q.aggs {
@@ -557,25 +679,37 @@ func (a *aggregation) add(env *evalEnv) {
 }
 
 func (a *aggregation) rows(p *Program) []row {
+	vals := a.values(p.q, p.env(nil, nil))
+	rows := make([]row, len(vals))
+	for i, v := range vals {
+		rows[i] = row{val: v}
+	}
+	return rows
+}
+
+// values projects each group, in an environment like env.
+func (a *aggregation) values(q *Query, env *evalEnv) []*Value {
 	if len(a.order) == 0 && len(a.q.groupBy) == 0 {
 		a.newGroup(nil) // aggregates over no documents still answer: COUNT 0, SUM 0
 	}
-	rows := make([]row, 0, len(a.order))
+	out := make([]*Value, 0, len(a.order))
 	for _, g := range a.order {
 		vals := make([]*Value, len(g.states))
 		for i := range g.states {
 			vals[i] = g.states[i].result()
 		}
-		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals, vectors: p.vectors, now: p.now}); v != nil {
-			rows = append(rows, row{val: v})
+		genv := *env
+		genv.doc, genv.vars, genv.aggs = g.doc, g.vars, &vals
+		if v := q.project(&genv); v != nil {
+			out = append(out, v)
 		}
 	}
-	return rows
+	return out
 }
 
 // Star reports whether the query selects whole documents (SELECT *), whose
 // rows are the stored bodies unchanged.
-func (p *Program) Star() bool { return p.q.sel.kind == selectStar }
+func (p *Program) Star() bool { return p.q.starDoc() && !p.q.noFrom }
 
 // Match reports whether a stored document satisfies the WHERE clause.
 func (p *Program) Match(body []byte) (bool, error) {

@@ -12,14 +12,20 @@ import (
 // [ParseQuery].
 type Query struct {
 	// Alias is the name the query gives each document (c in FROM c, r in
-	// FROM root r); Collection is the name written after FROM.
+	// FROM root r), "" when it names none (FROM t IN c.tags, or no FROM);
+	// Collection is the container's name written after FROM.
 	Alias      string
 	Collection string
-	Distinct   bool
-	Top        Count
-	Where      *Filter // nil matches every document
-	Offset     Count
-	Limit      Count
+	// sources are the FROM clause's item-scoped sources: JOINs, and a first
+	// source that iterates or reads a path (query_from.go); noFrom is set for a
+	// SELECT without FROM.
+	sources  []*source
+	noFrom   bool
+	Distinct bool
+	Top      Count
+	Where    *Filter // nil matches every document
+	Offset   Count
+	Limit    Count
 
 	sel     selection
 	groupBy []expr
@@ -99,6 +105,21 @@ func ParseQuery(sql string) (*Query, error) {
 	if err := p.refuseUnsupportedConstructs(); err != nil {
 		return nil, err
 	}
+	if err := p.countJoins(); err != nil {
+		return nil, err
+	}
+	q, err := p.query(false, false)
+	if err != nil {
+		return nil, err
+	}
+	q.params = p.params
+	return q, nil
+}
+
+// query parses one SELECT: the whole query, or a subquery (sub), which ends before
+// the ")" that closes it; item is set when its FROM reads the aliases around it
+// rather than the container (every subquery but one in the top level's FROM).
+func (p *sqlParser) query(sub, item bool) (*Query, error) {
 	t := p.next()
 	if !isKeyword(t, "SELECT") {
 		if t.kind == tokEOF {
@@ -107,28 +128,35 @@ func ParseQuery(sql string) (*Query, error) {
 		return nil, unsupported(t)
 	}
 	q := &Query{}
-	// The SELECT list names the alias that FROM introduces further on, so
+	p.scopes = append(p.scopes, &scope{})
+	defer func() { p.scopes = p.scopes[:len(p.scopes)-1] }()
+	// The SELECT list names the aliases that FROM introduces further on, so
 	// FROM is read first and the list parsed afterwards.
 	selStart := p.i
 	from := p.findFrom()
 	if from < 0 {
-		return nil, p.missingFrom()
+		// SELECT without FROM: one row, from nothing but constants and parameters
+		// (https://learn.microsoft.com/azure/cosmos-db/nosql/query/select).
+		q.noFrom = true
+		if err := p.selectClause(q, -1); err != nil {
+			return nil, err
+		}
+	} else {
+		p.i = from + 1
+		if err := p.fromClause(q, item); err != nil {
+			return nil, err
+		}
+		afterFrom := p.i
+		p.i = selStart
+		if err := p.selectClause(q, from); err != nil {
+			return nil, err
+		}
+		p.i = afterFrom
 	}
-	p.i = from + 1
-	if q.Collection, err = p.parseCollection(); err != nil {
+	if err := p.clauses(q, sub); err != nil {
 		return nil, err
 	}
-	q.Alias = p.alias
-	afterFrom := p.i
-	p.i = selStart
-	if err := p.selectClause(q, from); err != nil {
-		return nil, err
-	}
-	p.i = afterFrom
-	if err := p.clauses(q); err != nil {
-		return nil, err
-	}
-	q.params, q.aggs = p.params, p.aggs
+	q.aggs = p.aggs
 	if err := q.validate(); err != nil {
 		return nil, err
 	}
@@ -136,7 +164,8 @@ func ParseQuery(sql string) (*Query, error) {
 }
 
 // findFrom returns the index of the FROM that ends the SELECT list: the
-// first one outside parentheses, brackets and braces.
+// first one outside parentheses, brackets and braces, before the ")" that
+// closes a subquery; -1 when the SELECT has no FROM.
 func (p *sqlParser) findFrom() int {
 	depth := 0
 	for i := p.i; i < len(p.toks); i++ {
@@ -146,20 +175,17 @@ func (p *sqlParser) findFrom() int {
 			depth++
 		case t.kind == tokPunct && (t.text == ")" || t.text == "]" || t.text == "}"):
 			depth--
-		case depth == 0 && isKeyword(t, "FROM"):
+			if depth < 0 {
+				return -1
+			}
+		case depth == 0 && isKeyword(t, "FROM") && (i == 0 || !isPunct(p.toks[i-1], ".")):
 			return i
+		case depth == 0 && (isKeyword(t, "WHERE") || isKeyword(t, "GROUP") || isKeyword(t, "ORDER") || isKeyword(t, "OFFSET")) &&
+			(i == 0 || !isPunct(p.toks[i-1], ".")):
+			return -1
 		}
 	}
 	return -1
-}
-
-// missingFrom explains a query without FROM: a malformed SELECT list gets
-// its syntax error, a well-formed one (SELECT 1) is unsupported.
-func (p *sqlParser) missingFrom() error {
-	if p.peek().kind == tokEOF {
-		return invalidQuery(p.peek().pos, "unexpected end of query, expected the SELECT list")
-	}
-	return unsupportedf("a query without FROM")
 }
 
 func (p *sqlParser) selectClause(q *Query, from int) error {
@@ -195,7 +221,7 @@ func (p *sqlParser) selectClause(q *Query, from int) error {
 			return err
 		}
 	}
-	if p.i != from {
+	if from >= 0 && p.i != from {
 		return p.unexpected(p.next(), `"," or FROM`)
 	}
 	return nil
@@ -226,7 +252,7 @@ func (p *sqlParser) selectList(q *Query) error {
 			}
 		}
 		if !it.aliased {
-			if it.name = impliedName(x, q.Alias); it.name == "" {
+			if it.name = impliedName(x); it.name == "" {
 				unnamed++
 				it.name = "$" + strconv.Itoa(unnamed)
 			}
@@ -247,14 +273,19 @@ func (p *sqlParser) selectList(q *Query) error {
 // impliedName is the output property name of an unaliased SELECT entry:
 // the last property name of a path, the alias itself for the document, or
 // "" when the service numbers the entry ($1, $2, …).
-func impliedName(x expr, alias string) string {
+func impliedName(x expr) string {
 	px, ok := x.(*pathExpr)
-	if !ok || px.base != nil {
+	if !ok {
 		return ""
 	}
 	if len(px.segs) == 0 {
-		return alias
+		if px.base != nil {
+			return ""
+		}
+		return px.alias
 	}
+	// Member access on any value is named by its last property, as the subquery
+	// page's (SELECT p.name WHERE …).name is "name".
 	last := px.segs[len(px.segs)-1]
 	if last.isIndex || last.dyn != nil {
 		return ""
@@ -287,7 +318,7 @@ func (p *sqlParser) count(clause string) (Count, error) {
 
 // clauses parses what follows FROM: WHERE, GROUP BY, ORDER BY, OFFSET …
 // LIMIT, in that order.
-func (p *sqlParser) clauses(q *Query) error {
+func (p *sqlParser) clauses(q *Query, sub bool) error {
 	if isKeyword(p.peek(), "WHERE") {
 		p.next()
 		root, err := p.expr()
@@ -331,6 +362,11 @@ func (p *sqlParser) clauses(q *Query) error {
 			if err != nil {
 				return err
 			}
+			if px, ok := x.(*pathExpr); ok && px.base == nil && (px.variable || q.Alias == "") {
+				// ORDER BY t.name for JOIN t IN c.tags (dotnet-v2 issue 679, the
+				// service's message).
+				return invalidQuery(start.pos, "ORDER BY %s: order-by over correlated collections is not supported; order by properties of the container's alias", sqlText(x))
+			}
 			if !orderablePath(x) && !orderByScore(x) && !statsScoreCall(x) {
 				return unsupportedf("ORDER BY %s: ORDER BY takes document paths such as c.name or c[\"name\"], or VectorDistance(…) (found at offset %d)", sqlText(x), start.pos)
 			}
@@ -365,6 +401,9 @@ func (p *sqlParser) clauses(q *Query) error {
 		}
 	} else if t := p.peek(); isKeyword(t, "LIMIT") {
 		return invalidQuery(t.pos, "LIMIT needs an OFFSET before it: OFFSET 0 LIMIT n")
+	}
+	if sub && isPunct(p.peek(), ")") {
+		return nil
 	}
 	if t := p.next(); t.kind != tokEOF {
 		if isKeyword(t, "WHERE") || isKeyword(t, "GROUP") || isKeyword(t, "ORDER") || isKeyword(t, "OFFSET") {
@@ -402,6 +441,11 @@ func orderablePath(x expr) bool {
 // appear and what a grouped SELECT list may refer to.
 func (q *Query) validate() error {
 	aggregating := q.Aggregating()
+	if q.sel.kind == selectStar {
+		if err := q.selectStarError(); err != nil {
+			return err
+		}
+	}
 	if q.sel.kind == selectStar && len(q.groupBy) > 0 {
 		return invalidQuery(0, "'SELECT *' is not allowed with GROUP BY; list the grouped expressions")
 	}
@@ -459,7 +503,8 @@ func (q *Query) Aggregating() bool { return len(q.aggs) > 0 || len(q.groupBy) > 
 // ungrouped returns the first part of x that refers to a document outside
 // both the GROUP BY expressions and the aggregates, or nil.
 func ungrouped(x expr, groups map[string]bool) expr {
-	if _, ok := x.(*aggExpr); ok {
+	switch x.(type) {
+	case *aggExpr, *subqueryExpr:
 		return nil
 	}
 	if groups[groupText(x)] {
@@ -477,8 +522,11 @@ func ungrouped(x expr, groups map[string]bool) expr {
 }
 
 func hasAggregate(x expr) bool {
-	if _, ok := x.(*aggExpr); ok {
+	switch x.(type) {
+	case *aggExpr:
 		return true
+	case *subqueryExpr:
+		return false // its aggregates are its own
 	}
 	for _, c := range x.children() {
 		if hasAggregate(c) {

@@ -300,11 +300,11 @@ func TestResultAfterResumesBetweenRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < res.Len(); i++ {
-		keys, seq, err := res.Position(i)
+		keys, seq, sub, err := res.Position(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.After(keys, seq); got != i+1 {
+		if got := res.After(keys, seq, sub); got != i+1 {
 			t.Errorf("After(position of row %d) = %d, want %d", i, got, i+1)
 		}
 	}
@@ -316,8 +316,8 @@ func TestResultAfterResumesBetweenRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, seq, _ := res.Position(2)
-	next, _ := rebuilt.AppendRow(nil, rebuilt.After(keys, seq))
+	keys, seq, sub, _ := res.Position(2)
+	next, _ := rebuilt.AppendRow(nil, rebuilt.After(keys, seq, sub))
 	if string(next) != `"new-mid"` {
 		t.Errorf("resumed at %s, want \"new-mid\"", next)
 	}
