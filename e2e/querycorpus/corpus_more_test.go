@@ -277,7 +277,9 @@ func functions() []entry {
 
 		// IIF (https://learn.microsoft.com/azure/cosmos-db/nosql/query/iif)
 		q("SELECT c.id, IIF(c.n > 0, 'pos', 'nonpos') AS sign FROM c", func(ds []doc) expect {
-			return set(ds, nil, func(d doc) any { return obj("id", g(d, "id"), "sign", iif(cmpOp(">", g(d, "n"), 0.0), "pos", "nonpos")) })
+			return set(ds, nil, func(d doc) any {
+				return obj("id", g(d, "id"), "sign", iif(cmpOp(">", g(d, "n"), 0.0), "pos", "nonpos"))
+			})
 		}),
 		q("SELECT c.id, IIF(c.k, 'yes', 'no') AS kk FROM c", func(ds []doc) expect {
 			return set(ds, nil, func(d doc) any { return obj("id", g(d, "id"), "kk", iif(g(d, "k"), "yes", "no")) })
@@ -286,7 +288,9 @@ func functions() []entry {
 			return set(ds, func(d doc) any { return cmpOp(">", iif(!isUndef(g(d, "x")), g(d, "x"), 35.0), 30.0) }, idOf)
 		}, p("@dflt", 35)),
 		q("SELECT c.id, IIF(c.flag, c.tags, c.addr.zip) AS v FROM c", func(ds []doc) expect {
-			return set(ds, nil, func(d doc) any { return obj("id", g(d, "id"), "v", iif(g(d, "flag"), g(d, "tags"), g(d, "addr", "zip"))) })
+			return set(ds, nil, func(d doc) any {
+				return obj("id", g(d, "id"), "v", iif(g(d, "flag"), g(d, "tags"), g(d, "addr", "zip")))
+			})
 		}),
 
 		// date and time functions (dates_test.go)
@@ -316,7 +320,9 @@ func functions() []entry {
 			})
 		}, p("@ref", "2023-07-15T12:00:00.0000000Z")),
 		q("SELECT VALUE c.id FROM c WHERE DateTimeDiff('hh', c.when, '2022-01-01T00:00:00.0000000Z') > 0", func(ds []doc) expect {
-			return set(ds, func(d doc) any { return cmpOp(">", dateTimeDiff("hh", g(d, "when"), "2022-01-01T00:00:00.0000000Z"), 0.0) }, idOf)
+			return set(ds, func(d doc) any {
+				return cmpOp(">", dateTimeDiff("hh", g(d, "when"), "2022-01-01T00:00:00.0000000Z"), 0.0)
+			}, idOf)
 		}),
 		q("SELECT c.id, DateTimeToTimestamp(c.when) AS ts FROM c", func(ds []doc) expect {
 			return set(ds, nil, func(d doc) any { return obj("id", g(d, "id"), "ts", dateTimeToTimestamp(g(d, "when"))) })
@@ -373,7 +379,9 @@ func functions() []entry {
 			}, idOf)
 		}, p("@e", "a")),
 		q("SELECT VALUE c.s FROM c WHERE CONTAINS(c.s, 'AN', true)", func(ds []doc) expect {
-			return set(ds, func(d doc) any { return strFn(g(d, "s"), func(s string) any { return strings.Contains(strings.ToLower(s), "an") }) }, sOf)
+			return set(ds, func(d doc) any {
+				return strFn(g(d, "s"), func(s string) any { return strings.Contains(strings.ToLower(s), "an") })
+			}, sOf)
 		}),
 		q("SELECT c.id, INDEX_OF(c.s, 'a') AS i FROM c WHERE NOT CONTAINS(c.s, '😀') AND NOT CONTAINS(c.s, '𝄞')", func(ds []doc) expect {
 			return set(ds, noAstral, func(d doc) any {

@@ -183,10 +183,10 @@ func corpus() []entry {
 	add(
 		q("SELECT c.id, c.n FROM c ORDER BY c.n", func(ds []doc) expect { return sorted(ds, nil, sel("id", "n"), key(at("n")), false) }),
 		q("SELECT c.id, c.n FROM c ORDER BY c.n DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "n"), key(at("n")), true) }),
-		q("SELECT c.id, c.x FROM c ORDER BY c.x", func(ds []doc) expect { return sorted(ds, nil, sel("id", "x"), key(at("x")), false) }),
-		q("SELECT c.id, c.x FROM c ORDER BY c.x DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "x"), key(at("x")), true) }),
-		q("SELECT c.id, c.s FROM c ORDER BY c.s", func(ds []doc) expect { return sorted(ds, nil, sel("id", "s"), key(at("s")), false) }),
-		q("SELECT c.id, c.s FROM c ORDER BY c.s DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "s"), key(at("s")), true) }),
+		q("SELECT c.id, c.x FROM c ORDER BY c.x", func(ds []doc) expect { return sorted(ds, nil, sel("id", "x"), key(at("x")), false) }).js("orderByMixedTypes"),
+		q("SELECT c.id, c.x FROM c ORDER BY c.x DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "x"), key(at("x")), true) }).js("orderByMixedTypes"),
+		q("SELECT c.id, c.s FROM c ORDER BY c.s", func(ds []doc) expect { return sorted(ds, nil, sel("id", "s"), key(at("s")), false) }).js("orderByMixedTypes"),
+		q("SELECT c.id, c.s FROM c ORDER BY c.s DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "s"), key(at("s")), true) }).js("orderByMixedTypes"),
 		q("SELECT c.id, c.k FROM c ORDER BY c.k", func(ds []doc) expect { return sorted(ds, nil, sel("id", "k"), key(at("k")), false) }).js("orderByMixedTypes"),
 		q("SELECT c.id, c.k FROM c ORDER BY c.k DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id", "k"), key(at("k")), true) }).js("orderByMixedTypes"),
 		q("SELECT c.id, c.k FROM c WHERE IS_PRIMITIVE(c.k) ORDER BY c.k", func(ds []doc) expect {
@@ -197,9 +197,9 @@ func corpus() []entry {
 		q("SELECT c.id, c.flag FROM c ORDER BY c.flag", func(ds []doc) expect { return sorted(ds, nil, sel("id", "flag"), key(at("flag")), false) }),
 		q("SELECT c.id, c.addr.city FROM c ORDER BY c.addr.city", func(ds []doc) expect {
 			return sorted(ds, nil, func(d doc) any { return obj("id", g(d, "id"), "city", g(d, "addr", "city")) }, key(at("addr", "city")), false)
-		}),
+		}).js("orderByMixedTypes"),
 		q("SELECT VALUE c.when FROM c ORDER BY c.when DESC", func(ds []doc) expect { return sorted(ds, nil, path("when"), key(at("when")), true) }),
-		q("SELECT c.id FROM c ORDER BY c.meta.level.deep DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id"), key(at("meta", "level", "deep")), true) }),
+		q("SELECT c.id FROM c ORDER BY c.meta.level.deep DESC", func(ds []doc) expect { return sorted(ds, nil, sel("id"), key(at("meta", "level", "deep")), true) }).js("orderByMixedTypes"),
 		q("SELECT c.id, c.tags FROM c ORDER BY c.tags", func(ds []doc) expect { return sorted(ds, nil, sel("id", "tags"), key(at("tags")), false) }).js("orderByMixedTypes"),
 		q("SELECT c.id, c.n FROM c WHERE c.flag = @f ORDER BY c.n", func(ds []doc) expect {
 			return sorted(ds, func(d doc) any { return eq(g(d, "flag"), true) }, sel("id", "n"), key(at("n")), false)
@@ -215,13 +215,13 @@ func corpus() []entry {
 		}),
 		q("SELECT c.id, c.n, c.x FROM c ORDER BY c.n, c.x", func(ds []doc) expect {
 			return sorted(ds, nil, sel("id", "n", "x"), key(at("n"), at("x")), false, false)
-		}),
+		}).js("orderByMixedTypes"),
 		q("SELECT c.id, c.n, c.x FROM c WHERE c.n > @min ORDER BY c.n DESC, c.x DESC", func(ds []doc) expect {
 			return sorted(ds, func(d doc) any { return cmpOp(">", g(d, "n"), 15.0) }, sel("id", "n", "x"), key(at("n"), at("x")), true, true)
-		}, p("@min", 15)),
+		}, p("@min", 15)).js("orderByMixedTypes"),
 		q("SELECT c.cat, c.s FROM c ORDER BY c.cat, c.s DESC", func(ds []doc) expect {
 			return sorted(ds, nil, sel("cat", "s"), key(at("cat"), at("s")), false, true)
-		}),
+		}).js("orderByMixedTypes"),
 		q("SELECT c.id FROM c ORDER BY c.color, c.n, c.id", func(ds []doc) expect {
 			return sorted(ds, nil, sel("id"), key(at("color"), at("n"), at("id")), false, false, false)
 		}).js("orderByMixedTypes"),
@@ -237,14 +237,14 @@ func corpus() []entry {
 		q("SELECT TOP 8 * FROM c", func(ds []doc) expect { return set(ds, nil, all(ds)).window(0, 8) }),
 		q("SELECT TOP 3 c.id FROM c WHERE c.cat = 'beta' ORDER BY c.x", func(ds []doc) expect {
 			return sorted(ds, func(d doc) any { return eq(g(d, "cat"), "beta") }, sel("id"), key(at("x")), false).window(0, 3)
-		}),
+		}).js("orderByMixedTypes"),
 		q("SELECT c.id FROM c ORDER BY c.id OFFSET 10 LIMIT 7", func(ds []doc) expect { return sorted(ds, nil, sel("id"), key(at("id")), false).window(10, 7) }),
 		q("SELECT VALUE c.id FROM c ORDER BY c.id DESC OFFSET @o LIMIT @l", func(ds []doc) expect {
 			return sorted(ds, nil, id, key(at("id")), true).window(4, 6)
 		}, p("@o", 4), p("@l", 6)),
 		q("SELECT c.id, c.x FROM c ORDER BY c.x OFFSET 30 LIMIT 25", func(ds []doc) expect {
 			return sorted(ds, nil, sel("id", "x"), key(at("x")), false).window(30, 25)
-		}),
+		}).js("orderByMixedTypes"),
 		q("SELECT c.id, c.cat, c.n FROM c ORDER BY c.cat, c.n DESC OFFSET 3 LIMIT 9", func(ds []doc) expect {
 			return sorted(ds, nil, sel("id", "cat", "n"), key(at("cat"), at("n")), false, true).window(3, 9)
 		}),
@@ -263,7 +263,7 @@ func corpus() []entry {
 				k := g(d, "k")
 				return or(isType(k, 4), cmpOp(">", k, 0.0), eq(k, true))
 			}, path("k")))
-		}),
+		}).js("distinctDropsFalsy"),
 		q("SELECT DISTINCT VALUE c.tags FROM c", func(ds []doc) expect { return distinct(set(ds, nil, path("tags"))) }),
 		q("SELECT DISTINCT c.color FROM c", func(ds []doc) expect { return distinct(set(ds, nil, sel("color"))) }),
 		q("SELECT DISTINCT VALUE c.n FROM c ORDER BY c.n DESC", func(ds []doc) expect {
@@ -316,7 +316,7 @@ func corpus() []entry {
 		}),
 		q("SELECT SUM(c.k) AS s, COUNT(c.k) AS n FROM c", func(ds []doc) expect {
 			return aggregate(ds, nil, func(gr []doc) any { return obj("s", sum(gr, k), "n", count(gr, k)) })
-		}),
+		}).js("sumOfUndefinedIsZero"),
 		q("SELECT VALUE COUNT(1) FROM c WHERE c.n BETWEEN @a AND @b AND c.flag", func(ds []doc) expect {
 			return aggregate(ds, func(d doc) any { return and(between(g(d, "n"), 0.0, 10.0), g(d, "flag")) }, func(g []doc) any { return float64(len(g)) })
 		}, p("@a", 0), p("@b", 10)),

@@ -102,7 +102,7 @@ func emit(f func(add func(v any, key ...any))) []row {
 	return out
 }
 
-func all(ds []doc) proj   { return func(d doc) any { return d } }
+func all(ds []doc) proj  { return func(d doc) any { return d } }
 func path(p ...any) proj { return func(d doc) any { return get(d, p...) } }
 
 // elems is a JOIN's iteration: the elements of an array, none for anything else.
