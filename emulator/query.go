@@ -169,6 +169,7 @@ func (s *Server) compileQuery(req *request, spec cosmos.QuerySpec, opts jsondoc.
 		}
 		params[p.Name] = v
 	}
+	opts.Now = s.clock.Now // GetCurrentDateTime and its kin read the emulator's clock
 	prog, err := q.BindWith(params, opts)
 	if err != nil {
 		s.writeError(req, badRequest("%v", err), 0)

@@ -35,7 +35,7 @@ type queryEngineConfig struct {
 // advertisedQueryEngine is what GET / reports. The limits are the service's
 // (the document Microsoft's gateways send); the switches follow what the
 // emulator's SQL serves: JOIN, subqueries (EXISTS, ARRAY(SELECT …), scalar),
-// LIKE, UDFs and the spatial functions are refused with a 400 that names them,
+// UDFs and the spatial functions are refused with a 400 that names them,
 // so they are advertised as off (no JOINs, no UDF references) rather than as the
 // service's defaults. emulator/queryengineconfig_test.go holds each switch to
 // what a query using it gets.
@@ -53,7 +53,7 @@ var advertisedQueryEngine = queryEngineConfig{
 	SQLAllowSubQuery:               false,
 	SQLAllowScalarSubQuery:         false,
 	AllowNewKeywords:               true,
-	SQLAllowLike:                   false,
+	SQLAllowLike:                   true, // the service's value; LIKE is served (jsondoc/like.go)
 	SQLAllowGroupByClause:          true,
 	MaxSpatialQueryCells:           12,
 	SpatialMaxGeometryPointCount:   256,

@@ -246,7 +246,13 @@ func (g *grouper) add(item json.RawMessage) error {
 		if err := json.Unmarshal(t, &w); err != nil {
 			return err
 		}
-		if w.Payload != nil {
+		switch {
+		case w.GroupByItems != nil:
+			// A GROUP BY row: its payload is the group's values, and a row without one
+			// is the undefined group's of SELECT VALUE (c.x AS payload left out), which
+			// yields no result, not the row itself.
+			payload = w.Payload
+		case w.Payload != nil:
 			payload = w.Payload
 		}
 		if w.GroupByItems != nil && !g.implicit {
@@ -265,9 +271,11 @@ func (g *grouper) add(item json.RawMessage) error {
 	if g.value {
 		return gr.Value.add(payload)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &fields); err != nil {
-		return fmt.Errorf("a grouped item's payload is not an object: %.200s", payload)
+	var fields map[string]json.RawMessage // none: every property is undefined
+	if payload != nil {
+		if err := json.Unmarshal(payload, &fields); err != nil {
+			return fmt.Errorf("a grouped item's payload is not an object: %.200s", payload)
+		}
 	}
 	for _, a := range g.aliases {
 		if err := gr.Fields[a].add(fields[a]); err != nil {

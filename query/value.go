@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // kind is a JSON value's type in Cosmos DB's cross-type order: undefined sorts first,
@@ -26,14 +28,24 @@ const (
 	kindObject
 )
 
-// value is one decoded JSON value, enough to order it: primitives by their value,
-// arrays and objects by their canonical JSON (the service orders them by a hash; any
-// deterministic order will do, as ORDER BY on them is rare and never meaningful).
+// value is one decoded JSON value, enough to order it: primitives by their value;
+// arrays (and objects) all tie with one another.
+//
+// Why ties: the service orders arrays and objects among themselves by a 128-bit hash of
+// the value (the .NET SDK, which merges by the service's order, compares them by
+// DistinctHash: azure-cosmos-dotnet-v3 CosmosElements/CosmosArray.cs CompareTo, and
+// resumes them by it: Query/Core/Pipeline/CrossPartition/OrderBy/ResumeValueComparer.cs);
+// the JS and Java SDKs refuse to merge them at all (JS orderByComparator.ts: "Tried to
+// compare an object type"). No document describes that hash and we do not reproduce it,
+// and the emulator ties them too (emulator/jsondoc/order.go). What must hold whatever a
+// range's order among them is: the merge and the resume filter treat them as ties, and
+// a token remembers every tied item it returned by _rid (resumeFilter), so a resumed run
+// neither repeats nor loses any, against the emulator or the service.
 type value struct {
 	k   kind
 	b   bool
 	n   float64
-	s   string // string value, or canonical JSON of an array or object
+	s   string // string value
 	raw json.RawMessage
 }
 
@@ -61,11 +73,9 @@ func parseValue(raw json.RawMessage) (value, error) {
 		if raw[0] == '{' {
 			v.k = kindObject
 		}
-		c, err := canonical(raw)
-		if err != nil {
-			return v, err
+		if !json.Valid(raw) {
+			return v, fmt.Errorf("not valid JSON: %.200s", raw)
 		}
-		v.s = string(c)
 	default:
 		v.k = kindNumber
 		f, err := strconv.ParseFloat(string(raw), 64)
@@ -102,8 +112,57 @@ func compareValues(a, b value) int {
 			return 1
 		}
 		return 0
-	case kindString, kindArray, kindObject:
-		return strings.Compare(a.s, b.s)
+	case kindString:
+		return compareUTF16(a.s, b.s)
+	}
+	return 0 // undefined, null; arrays among arrays, objects among objects: ties
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as the SDKs merge them: .NET
+// compares with string.CompareOrdinal (azure-cosmos-dotnet-v3 CosmosElements/
+// CosmosString.cs CompareTo), JavaScript's < and Java's String.compareTo compare UTF-16
+// code units too, and a merge is only right when each range sorts as the merge does,
+// so the service sorts so too (Microsoft Learn's ORDER BY page does not say). It differs
+// from code point (and UTF-8 byte) order only between a character above U+FFFF
+// (a surrogate pair, 0xD800…) and one in U+E000–U+FFFF, which UTF-16 puts after it.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return cmpInt(len(a), len(b))
+	}
+	// Back to the start of the characters that differ.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if ra == rb { // invalid UTF-8 both sides: by bytes
+		return strings.Compare(a[i:], b[i:])
+	}
+	return cmpInt(utf16Weight(ra), utf16Weight(rb))
+}
+
+// utf16Weight ranks a character as its UTF-16 encoding sorts: characters above U+FFFF
+// (surrogate pairs) between U+D7FF and U+E000, in code point order.
+func utf16Weight(r rune) int {
+	switch {
+	case r >= 0x10000:
+		return 0xD800 + int(r-0x10000)
+	case r >= 0xE000:
+		return int(r) + 0x100000
+	}
+	return int(r)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
 	return 0
 }

@@ -13,7 +13,7 @@
 // and order across types ([Query.Bind], [Program.Select],
 // [Program.Materialize]), and query plans with the gateway's rewritten
 // per-range queries ([Program.Plan]). SQL outside what is implemented (JOIN,
-// subqueries, LIKE, user-defined functions, …) is rejected with an error
+// subqueries, user-defined functions, …) is rejected with an error
 // wrapping [ErrUnsupported] rather than being answered wrongly.
 //
 // The package knows nothing of partitions, paging or HTTP; the emulator

@@ -25,6 +25,9 @@ type evalEnv struct {
 	// vectors are the query's VectorDistance calls as bound to the container's
 	// vector embedding policy (vector.go); nil outside a bound program.
 	vectors map[*vectorDistanceExpr]vectorSpec
+	// now is the clock of the date and time functions (datetime.go); nil reads
+	// the wall clock.
+	now *queryTime
 }
 
 // Shared results; expression evaluation never mutates values.
@@ -199,7 +202,7 @@ func compareOp(op string, l, r *Value) *Value {
 	case KindNumber:
 		c = compareNumbers(l.Num, r.Num)
 	case KindString:
-		c = strings.Compare(l.Str, r.Str)
+		c = compareUTF16(l.Str, r.Str) // the order of ORDER BY (order.go)
 	default:
 		switch op {
 		case "=":
@@ -377,7 +380,7 @@ type callExpr struct {
 }
 
 func (x *callExpr) eval(env *evalEnv) *Value {
-	a := args{n: len(x.args)}
+	a := args{n: len(x.args), now: env.now}
 	for i, e := range x.args {
 		if i < len(a.v) {
 			a.v[i] = e.eval(env)

@@ -24,7 +24,7 @@ var supportedSQL = sync.OnceValue(func() string {
 	slices.Sort(names)
 	return "the emulator supports SELECT [DISTINCT] [TOP n] * | VALUE expr | expr [AS name], … " +
 		"FROM c [WHERE …] [GROUP BY expr, …] [ORDER BY path [ASC|DESC], …] [OFFSET n LIMIT m] " +
-		"with comparisons, IN, BETWEEN, AND/OR/NOT, + - * / %, ||, ??, ?:, object and array constructors, " +
+		"with comparisons, IN, BETWEEN, [NOT] LIKE … [ESCAPE …], AND/OR/NOT, + - * / %, ||, ??, ?:, object and array constructors, " +
 		"@parameters, the aggregates COUNT, SUM, MIN, MAX, AVG and the functions " + strings.Join(names, ", ")
 })
 
@@ -135,7 +135,7 @@ var reserved = map[string]bool{
 	"NOT": true, "TRUE": true, "FALSE": true, "NULL": true, "UNDEFINED": true,
 	"JOIN": false, "IN": true, "ORDER": true, "BY": true, "GROUP": true, "HAVING": false,
 	"OFFSET": true, "LIMIT": true, "DISTINCT": true, "VALUE": true, "AS": true,
-	"BETWEEN": true, "LIKE": false, "ESCAPE": false, "EXISTS": false, "ARRAY": false,
+	"BETWEEN": true, "LIKE": true, "ESCAPE": true, "EXISTS": false, "ARRAY": false,
 	"ASC": true, "DESC": true, "UDF": false,
 }
 
@@ -333,11 +333,9 @@ func (p *sqlParser) comparison() (expr, error) {
 	negate := false
 	if t := p.peek(); isKeyword(t, "NOT") {
 		switch n := p.peekAt(1); {
-		case isKeyword(n, "IN"), isKeyword(n, "BETWEEN"):
+		case isKeyword(n, "IN"), isKeyword(n, "BETWEEN"), isKeyword(n, "LIKE"):
 			p.next()
 			negate = true
-		case isKeyword(n, "LIKE"):
-			return nil, unsupported(n)
 		}
 	}
 	t := p.peek()
@@ -364,7 +362,12 @@ func (p *sqlParser) comparison() (expr, error) {
 		}
 		return maybeNot(&betweenExpr{x: l, lo: lo, hi: hi}, negate), nil
 	case isKeyword(t, "LIKE"):
-		return nil, unsupported(t)
+		p.next()
+		x, err := p.like(l) // like.go
+		if err != nil {
+			return nil, err
+		}
+		return maybeNot(x, negate), nil
 	}
 	op, ok := cmpOps[t.text]
 	if t.kind != tokPunct || !ok {

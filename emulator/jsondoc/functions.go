@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // function is a built-in scalar function: its argument counts (max < 0 for
@@ -21,7 +20,8 @@ type function struct {
 type args struct {
 	n    int
 	v    [4]*Value
-	more []*Value // beyond the fourth (CONCAT)
+	more []*Value   // beyond the fourth (CONCAT)
+	now  *queryTime // the query's clock, for the current-time functions
 }
 
 func (a args) get(i int) *Value {
@@ -49,15 +49,7 @@ var functions = map[string]*function{
 	"CONTAINS":   {2, 3, stringTest(strings.Contains)},
 	"LOWER":      {1, 1, stringMap(strings.ToLower)},
 	"UPPER":      {1, 1, stringMap(strings.ToUpper)},
-	"TRIM":       {1, 1, stringMap(func(s string) string { return strings.TrimFunc(s, unicode.IsSpace) })},
-	"LTRIM":      {1, 1, stringMap(func(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) })},
-	"RTRIM":      {1, 1, stringMap(func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) })},
-	"LENGTH":     {1, 1, fnLength},
 	"CONCAT":     {2, -1, fnConcat},
-	"SUBSTRING":  {3, 3, fnSubstring},
-	"LEFT":       {2, 2, fnLeft},
-	"RIGHT":      {2, 2, fnRight},
-	"INDEX_OF":   {2, 3, fnIndexOf},
 	"REPLACE":    {3, 3, fnReplace},
 	"TOSTRING":   {1, 1, fnToString},
 
@@ -135,15 +127,6 @@ func stringMap(f func(string) string) func(a args) *Value {
 	}
 }
 
-// Positions and lengths count characters (code points), not bytes.
-func fnLength(a args) *Value {
-	s, ok := str(a.v[0])
-	if !ok {
-		return nil
-	}
-	return intValue(int64(utf8.RuneCountInString(s)))
-}
-
 func fnConcat(a args) *Value {
 	var b strings.Builder
 	for i := 0; i < a.n; i++ {
@@ -154,68 +137,6 @@ func fnConcat(a args) *Value {
 		b.WriteString(s)
 	}
 	return String(b.String())
-}
-
-// runeSlice returns the characters [start, start+n) of s, clamped to s.
-func runeSlice(s string, start, n int) string {
-	r := []rune(s)
-	start = max(start, 0)
-	if start >= len(r) || n <= 0 {
-		return ""
-	}
-	return string(r[start:min(len(r), start+n)])
-}
-
-func fnSubstring(a args) *Value {
-	s, ok := str(a.v[0])
-	start, ok2 := integer(a.v[1])
-	n, ok3 := integer(a.v[2])
-	if !ok || !ok2 || !ok3 {
-		return nil
-	}
-	return String(runeSlice(s, start, n))
-}
-
-func fnLeft(a args) *Value {
-	s, ok := str(a.v[0])
-	n, ok2 := integer(a.v[1])
-	if !ok || !ok2 {
-		return nil
-	}
-	return String(runeSlice(s, 0, n))
-}
-
-func fnRight(a args) *Value {
-	s, ok := str(a.v[0])
-	n, ok2 := integer(a.v[1])
-	if !ok || !ok2 {
-		return nil
-	}
-	count := utf8.RuneCountInString(s)
-	return String(runeSlice(s, count-max(n, 0), n))
-}
-
-func fnIndexOf(a args) *Value {
-	s, ok := str(a.v[0])
-	sub, ok2 := str(a.v[1])
-	if !ok || !ok2 {
-		return nil
-	}
-	start := 0
-	if a.n == 3 {
-		if start, ok = integer(a.v[2]); !ok {
-			return nil
-		}
-	}
-	r := []rune(s)
-	if start < 0 || start > len(r) {
-		return intValue(-1)
-	}
-	i := strings.Index(string(r[start:]), sub)
-	if i < 0 {
-		return intValue(-1)
-	}
-	return intValue(int64(start + utf8.RuneCountInString(string(r[start:])[:i])))
 }
 
 func fnReplace(a args) *Value {

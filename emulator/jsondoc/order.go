@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // typeRank is the service's order across types, lowest first: undefined,
@@ -30,8 +31,13 @@ func typeRank(v *Value) int {
 
 // CompareOrder orders two values as ORDER BY, MIN and MAX do: by type rank
 // first (undefined < null < false < true < numbers < strings < arrays <
-// objects), then by value; strings compare by code point, and arrays and
-// objects compare equal. nil is undefined.
+// objects), then by value; strings compare by UTF-16 code unit (compareUTF16),
+// and arrays and objects compare equal. nil is undefined.
+//
+// The service orders arrays and objects among themselves by a 128-bit hash of
+// the value (azure-cosmos-dotnet-v3 CosmosElements/CosmosArray.cs CompareTo,
+// DistinctHash), which no document describes; the emulator ties them instead
+// (rows then keep their creation order), which a client must accept anyway.
 func CompareOrder(a, b *Value) int {
 	ra, rb := typeRank(a), typeRank(b)
 	if ra != rb {
@@ -43,7 +49,7 @@ func CompareOrder(a, b *Value) int {
 	case 3:
 		return compareNumbers(a.Num, b.Num)
 	case 4:
-		return strings.Compare(a.Str, b.Str)
+		return compareUTF16(a.Str, b.Str)
 	}
 	return 0
 }
@@ -97,9 +103,47 @@ func compareOrderKeys(a, b *orderKey) int {
 		}
 		return 0
 	case 4:
-		return strings.Compare(a.s, b.s)
+		return compareUTF16(a.s, b.s)
 	}
 	return 0
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, the order the SDKs
+// merge a cross-partition ORDER BY in (.NET: string.CompareOrdinal in
+// azure-cosmos-dotnet-v3 CosmosElements/CosmosString.cs CompareTo; JavaScript's
+// < and Java's String.compareTo likewise), so the order each range must sort
+// in; Microsoft Learn's ORDER BY page does not say. It differs from code point
+// order only between a character above U+FFFF (a surrogate pair, 0xD800…) and
+// one in U+E000–U+FFFF (full-width forms, private use), which comes after it.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return cmpInt(int64(len(a)), int64(len(b)))
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i-- // back to the start of the characters that differ
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if ra == rb { // invalid UTF-8 on both sides: by bytes
+		return strings.Compare(a[i:], b[i:])
+	}
+	return cmpInt(utf16Weight(ra), utf16Weight(rb))
+}
+
+// utf16Weight ranks a character as its UTF-16 encoding sorts: characters above
+// U+FFFF (surrogate pairs) between U+D7FF and U+E000, in code point order.
+func utf16Weight(r rune) int64 {
+	switch {
+	case r >= 0x10000:
+		return 0xD800 + int64(r-0x10000)
+	case r >= 0xE000:
+		return int64(r) + 0x100000
+	}
+	return int64(r)
 }
 
 func cmpInt(a, b int64) int {

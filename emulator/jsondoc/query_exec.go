@@ -25,6 +25,7 @@ type Program struct {
 	// are the VectorDistance calls bound to the container's policy.
 	desc    []bool
 	vectors map[*vectorDistanceExpr]vectorSpec
+	now     *queryTime // the date and time functions' clock (datetime.go)
 }
 
 // fieldSet names the top-level properties an evaluation reads, or whole
@@ -88,6 +89,7 @@ func (q *Query) BindWith(params map[string]*Value, opts BindOptions) (*Program, 
 	if p.limit, err = q.Limit.resolve("LIMIT", params, -1); err != nil {
 		return nil, err
 	}
+	p.now = newQueryTime(opts.Now)
 	if err = p.bindVectors(opts); err != nil {
 		return nil, err
 	}
@@ -214,7 +216,7 @@ func (p *Program) Select(dst, body []byte) (out []byte, ok bool, err error) {
 	if err != nil {
 		return dst, false, err
 	}
-	env := evalEnv{doc: doc, params: p.params, vectors: p.vectors}
+	env := evalEnv{doc: doc, params: p.params, vectors: p.vectors, now: p.now}
 	if !p.match(&env) {
 		return dst, false, nil
 	}
@@ -287,7 +289,7 @@ func (p *Program) Materialize(docs []Doc) (*Result, error) {
 	if len(p.q.orderBy) > 0 && !p.q.Distinct && !p.scan.whole && len(p.scan.names) > 0 {
 		reuse = &fieldReader{}
 	}
-	env := &evalEnv{params: p.params, vectors: p.vectors} // one environment for the scan; only doc changes
+	env := &evalEnv{params: p.params, vectors: p.vectors, now: p.now} // one environment for the scan; only doc changes
 	for _, d := range docs {
 		var (
 			doc *Value
@@ -425,7 +427,7 @@ func (r *Result) Position(i int) ([]*Value, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	env := evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors}
+	env := evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors, now: r.prog.now}
 	keys := make([]*Value, len(r.prog.q.orderBy))
 	for j, o := range r.prog.q.orderBy {
 		keys[j] = o.x.eval(&env)
@@ -461,7 +463,7 @@ func (r *Result) AppendRow(dst []byte, i int) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	v := r.prog.project(&evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors})
+	v := r.prog.project(&evalEnv{doc: doc, params: r.prog.params, vectors: r.prog.vectors, now: r.prog.now})
 	if v == nil {
 		return dst, fmt.Errorf("row %d has no value", i) // filtered while materializing; cannot happen
 	}
@@ -564,7 +566,7 @@ func (a *aggregation) rows(p *Program) []row {
 		for i := range g.states {
 			vals[i] = g.states[i].result()
 		}
-		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals, vectors: p.vectors}); v != nil {
+		if v := p.project(&evalEnv{doc: g.doc, params: p.params, aggs: &vals, vectors: p.vectors, now: p.now}); v != nil {
 			rows = append(rows, row{val: v})
 		}
 	}
@@ -584,5 +586,5 @@ func (p *Program) Match(body []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.match(&evalEnv{doc: doc, params: p.params, vectors: p.vectors}), nil
+	return p.match(&evalEnv{doc: doc, params: p.params, vectors: p.vectors, now: p.now}), nil
 }

@@ -14,8 +14,6 @@ func (p *sqlParser) refuseUnsupportedConstructs() error {
 		switch {
 		case isKeyword(t, "JOIN"):
 			return unsupportedf("JOIN at offset %d is not supported", t.pos)
-		case isKeyword(t, "LIKE"):
-			return unsupportedf("LIKE at offset %d is not supported", t.pos)
 		case isKeyword(t, "EXISTS"), isKeyword(t, "ARRAY") && i+1 < len(p.toks) && isPunct(p.toks[i+1], "("):
 			return unsupportedf("%s subqueries (offset %d) are not supported", t.text, t.pos)
 		case i > 0 && isKeyword(t, "SELECT"):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // VectorDistance, as Microsoft Learn documents it
@@ -49,6 +50,9 @@ type BindOptions struct {
 	// VectorEmbeddings is the container's vector embedding policy: VectorDistance
 	// takes its distance function and data type from the entry for its vector's path.
 	VectorEmbeddings []VectorEmbedding
+	// Now is the clock of GetCurrentDateTime and the other current-time functions
+	// (the emulator's injectable clock); nil reads the wall clock.
+	Now func() time.Time
 }
 
 type distanceFunction uint8
