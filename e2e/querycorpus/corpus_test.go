@@ -373,7 +373,8 @@ func corpus() []entry {
 		}),
 		q(`SELECT VALUE {"cat": c.cat, "n": COUNT(1), "hi": MAX(c.x)} FROM c GROUP BY c.cat`, func(ds []doc) expect {
 			return grouped(ds, nil, key(at("cat")), func(gr []doc) any { return obj("cat", g(gr[0], "cat"), "n", float64(len(gr)), "hi", maxOf(gr, x)) })
-		}),
+		}).refusedAcross("aggregates inside another expression are not supported across partitions: "+
+			"https://github.com/Azure/azure-cosmos-dotnet-v3/pull/730 (\"We still do not support composite aggregates\")"),
 		q("SELECT c.flag, COUNT(1) AS n FROM c WHERE c.n >= @n GROUP BY c.flag", func(ds []doc) expect {
 			return grouped(ds, func(d doc) any { return cmpOp(">=", g(d, "n"), 10.0) }, key(at("flag")), func(gr []doc) any {
 				return obj("flag", g(gr[0], "flag"), "n", float64(len(gr)))

@@ -29,6 +29,9 @@ type entry struct {
 	// noPK: the entry runs across partitions only (the query names its partition key
 	// itself, or means to cross them).
 	noPK bool
+	// crossRefused: across partitions the service refuses the query (400, with why
+	// here); within a partition key it runs.
+	crossRefused string
 }
 
 func q(sql string, want func([]doc) expect, params ...param) entry {
@@ -38,6 +41,9 @@ func q(sql string, want func([]doc) expect, params ...param) entry {
 func (e entry) js(bug string) entry { e.jsBug = bug; return e }
 func (e entry) in(pk string) entry  { e.pk = pk; return e }
 func (e entry) crossOnly() entry    { e.noPK = true; return e }
+
+// refusedAcross marks a query the service runs in one partition only.
+func (e entry) refusedAcross(why string) entry { e.crossRefused = why; return e }
 
 func p(name string, v any) param { return param{name, v} }
 

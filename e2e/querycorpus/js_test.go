@@ -58,6 +58,8 @@ type jsEntry struct {
 	Offset       int     `json:"offset"`
 	Count        int     `json:"count"`
 	Bug          *jsBug  `json:"bug"`
+	// Refused: the service answers 400 (a query it runs in one partition only).
+	Refused string `json:"refused,omitempty"`
 }
 
 // exportForJS is the corpus with the oracle's answers, each query across partitions
@@ -75,6 +77,8 @@ func exportForJS(t *testing.T, docs []doc, entries []entry) []jsEntry {
 			if pk != "" {
 				ds, name = partition(docs, pk), shortName(i, e.sql)+" (--pk "+pk+")"
 				je.PartitionKey = &pk
+			} else if e.crossRefused != "" {
+				je.Refused = e.crossRefused
 			} else if e.jsBug != "" {
 				b, ok := jsBugs[e.jsBug]
 				if !ok {
