@@ -39,7 +39,7 @@ func (w *interrupter) Write(p []byte) (int, error) {
 // every few items and resumed from its state file each time, ends with a file that holds
 // exactly what one uninterrupted run of the query returns, in the same order.
 func TestAnInterruptedOrderByExportResumesToTheWholeResult(t *testing.T) {
-	const n = 400
+	const n = 300
 	srv, err := emulator.Start(emulator.Config{Ranges: 4, Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "m", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestAnInterruptedOrderByExportResumesToTheWholeResult(t *testing.T) {
 			dir := t.TempDir()
 			sp, op := filepath.Join(dir, "state.json"), filepath.Join(dir, "out.ndjson")
 			binding := Binding{Endpoint: srv.Endpoint(), Database: "db", Container: "m", Source: SourceQuery, Query: sql, Output: op}
-			interrupts := []int{1, 37, 10, 97, 3, 61}
+			interrupts := []int{1, 37, 10, 97, 13, 61}
 			runs := 0
 			for run := 0; ; run++ {
 				if run > n {

@@ -60,9 +60,12 @@ func (a *agg) add(raw json.RawMessage) error {
 		}
 		return nil
 	}
-	item, err := aggregateItem(raw)
-	if err != nil {
-		return err
+	var item json.RawMessage // no partial at all: undefined
+	if raw != nil {
+		var err error
+		if item, err = aggregateItem(raw); err != nil {
+			return err
+		}
 	}
 	switch a.Kind {
 	case "Count":

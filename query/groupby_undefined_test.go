@@ -101,3 +101,35 @@ func TestGroupByValueOfAnUndefinedGroupIsNoResultAcrossPartitions(t *testing.T) 
 		})
 	}
 }
+
+// A GROUP BY row without a payload is its group's undefined value: no result for a
+// grouped value, an undefined partial for an aggregate, never the row itself.
+func TestAGroupByRowWithoutPayloadIsUndefined(t *testing.T) {
+	sum := "Sum"
+	for _, c := range []struct {
+		name string
+		qi   *queryInfo
+		rows []string
+		want string
+	}{
+		{"grouped value", &queryInfo{HasSelectValue: true, GroupByExpressions: []string{"c.x"}},
+			[]string{`{"groupByItems":[{}]}`, `{"groupByItems":[{"item":1}],"payload":1}`}, `[1]`},
+		{"aggregate value", &queryInfo{HasSelectValue: true, GroupByExpressions: []string{"c.x"}, Aggregates: []string{"Sum"}},
+			[]string{`{"groupByItems":[{}]}`, `{"groupByItems":[{"item":1}],"payload":[{"item":2}]}`}, `[2]`},
+		{"named aggregate", &queryInfo{GroupByExpressions: []string{"c.x"}, AliasTypes: map[string]*string{"s": &sum}},
+			[]string{`{"groupByItems":[{}]}`, `{"groupByItems":[{"item":1}],"payload":{"s":{"item":3}}}`}, `[{"s":3},{}]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGrouper(c.qi)
+			for _, r := range c.rows {
+				if err := g.add(json.RawMessage(r)); err != nil {
+					t.Fatalf("%s: %v", r, err)
+				}
+			}
+			got, _ := json.Marshal(g.results())
+			if string(got) != c.want {
+				t.Fatalf("results %s, want %s", got, c.want)
+			}
+		})
+	}
+}

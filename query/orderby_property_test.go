@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -61,10 +62,11 @@ func runMixed(t *testing.T, o Options) ([]json.RawMessage, string) {
 // arrays, objects), spread over 4 ranges, every ORDER BY form (one key and two, ASC,
 // DESC and mixed) returns every item once, in order; and runs of MaxItems items, each
 // resumed from the last one's token, return exactly what one run does, in the same
-// order, and end. Before the fix, runs over arrays and objects lost and repeated
-// items, and DESC never ended.
+// order, and end; a run resumed from the token after any Next returns the rest.
+// Before the fix, runs over arrays and objects lost and repeated items, and DESC never
+// ended.
 func TestOrderByOverMixedTypesResumesAtEveryPageBoundary(t *testing.T) {
-	const n = 700
+	const n = 450
 	c := startMixed(t, 24, n)
 	for _, form := range testkit.MixedOrderForms {
 		t.Run(form.By, func(t *testing.T) {
@@ -73,12 +75,55 @@ func TestOrderByOverMixedTypesResumesAtEveryPageBoundary(t *testing.T) {
 			if err := testkit.MixedOrderError(all, form.Keys, form.Desc, n); err != nil {
 				t.Fatal(err)
 			}
-			for _, run := range []struct{ maxItems, pageSize int }{{97, 0}, {23, 10}} {
+			// Resumed from the token after any Next of a run in pages of 10 (a spread of
+			// 8 of them), the rest is what follows in one run.
+			it, err := Run(context.Background(), Options{Client: c, Database: "db", Container: "m", Spec: o.Spec, PageSize: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type point struct {
+				n   int
+				tok string
+			}
+			var points []point
+			returned := 0
+			for {
+				items, _, err := it.Next(context.Background())
+				returned += len(items)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tok := it.Continuation(); tok != "" && len(items) > 0 {
+					points = append(points, point{returned, tok})
+				}
+			}
+			it.Close()
+			if len(points) < 8 {
+				t.Fatalf("only %d tokens", len(points))
+			}
+			for i := 0; i < 8; i++ {
+				p := points[i*(len(points)-1)/7]
+				ro := o
+				ro.Continuation = p.tok
+				rest, _ := runMixed(t, ro)
+				if len(rest) != len(all)-p.n {
+					t.Fatalf("resumed after %d items: %d more, want %d", p.n, len(rest), len(all)-p.n)
+				}
+				for j := range rest {
+					if string(rest[j]) != string(all[p.n+j]) {
+						t.Fatalf("resumed after %d items: item %d is %s, %s in one run", p.n, p.n+j, rest[j], all[p.n+j])
+					}
+				}
+			}
+			for _, run := range []struct{ maxItems, pageSize int }{{97, 0}, {29, 10}} {
 				var got []json.RawMessage
 				tok := ""
 				for runs := 0; ; runs++ {
 					if runs > n/run.maxItems+1 {
-						t.Fatalf("max %d: the runs never end (%d items so far)", run.maxItems, len(got))
+						t.Fatalf("max %d: %d items after %d runs, more than %d items take: items repeat, or the runs never end", run.maxItems, len(got), runs, n)
 					}
 					ro := o
 					ro.MaxItems, ro.PageSize, ro.Continuation = run.maxItems, run.pageSize, tok

@@ -13,14 +13,14 @@ import (
 var continuationRE = regexp.MustCompile(`resume with --continuation (cq1\.[A-Za-z0-9_-]+)`)
 
 // Issue 24's reproduction through the command: `query … ORDER BY c.a --max-items 97 -o
-// ndjson`, fed its printed continuation until none comes, over 3,000 items whose a and b
+// ndjson`, fed its printed continuation until none comes, over 2,000 items whose a and b
 // are of every JSON type, prints exactly what `--all` does, in the same order; ASC and
 // DESC alike, and the DESC runs end (they cycled through the same pages for ever).
 func TestQueryOrderByRunsOfMaxItemsPrintWhatAllDoes(t *testing.T) {
-	const n = 3000
+	const n = 2000
 	srv := testkit.Account(t)
 	testkit.SeedMixed(t, srv, "app", "items", testkit.MixedDocs(3, n))
-	for _, form := range []string{"c.a", "c.a DESC", "c.a DESC, c.b ASC"} {
+	for _, form := range []string{"c.a", "c.a DESC"} {
 		t.Run(form, func(t *testing.T) {
 			sql := "SELECT c.id, c.a, c.b FROM c ORDER BY " + form
 			all := clitest.MustRun(t, "query", sql, "--all", "-o", "ndjson")
@@ -31,7 +31,7 @@ func TestQueryOrderByRunsOfMaxItemsPrintWhatAllDoes(t *testing.T) {
 			tok := ""
 			for runs := 0; ; runs++ {
 				if runs > n/97+1 {
-					t.Fatalf("the runs never end: %d lines after %d runs", strings.Count(resumed.String(), "\n"), runs)
+					t.Fatalf("%d lines after %d runs, more than %d items take: items repeat, or the runs never end", strings.Count(resumed.String(), "\n"), runs, n)
 				}
 				args := []string{"query", sql, "--max-items", "97", "-o", "ndjson"}
 				if tok != "" {
