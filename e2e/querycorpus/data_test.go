@@ -10,8 +10,8 @@ import (
 // The corpus's documents: a fixed generator (math/rand with a fixed seed, whose
 // sequence Go keeps stable), so every run, and the JavaScript SDK's, sees the same data.
 const (
-	docCount = 360
-	pkCount  = 36
+	docCount = 240
+	pkCount  = 24
 )
 
 // doc is one generated document as encoding/json decodes it (numbers float64).
