@@ -130,7 +130,12 @@ func fnLog(a args) *Value {
 	if a.n == 1 {
 		return floatMap(math.Log)(a)
 	}
-	return floatMap2(func(x, b float64) float64 { return math.Log(x) / math.Log(b) })(a)
+	return floatMap2(func(x, b float64) float64 {
+		if b == 10 {
+			return math.Log10(x) // LOG(2, 10) is 0.3010299956639812, as LOG10(2)
+		}
+		return math.Log(x) / math.Log(b)
+	})(a)
 }
 
 // fnIsInteger: a number that is a whole signed 64-bit integer
@@ -267,8 +272,9 @@ func fnArrayConcat(a args) *Value {
 // …/array-contains-all): whole-value equality with any (all) of the arguments after
 // the array. Per the ANY page's examples, an undefined argument matches nothing and
 // leaves the result undefined unless another argument decides it (ANY([1,2,3,4], 1,
-// undefined) is true, ANY([1,2,3,4], 5, undefined) is undefined); ALL is taken to
-// follow the same three-valued rule (its page has no such example).
+// undefined) is true, ANY([1,2,3,4], 5, undefined) is undefined), and ALL's the
+// same rule turned round (ALL([1,2,3,4], 1, undefined) is undefined, ALL([1,2,3,4],
+// 5, undefined) is false).
 func arrayContainsSome(all bool) func(a args) *Value {
 	return func(a args) *Value {
 		arr := a.v[0]
