@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	goio "io"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -355,7 +356,10 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 		case r.o.conn.terminalDiagnostics(r.io) && totals.Pages > 0:
 			fmt.Fprintln(r.io.ErrOut, st.Faint(output.QuerySummary(totals)))
 		}
-		r.resumeNote(token, it.Unresumable(), complete, runErr != nil, totals.Items)
+		if status, _, _ := cosmos.Status(runErr); status != http.StatusBadRequest {
+			// A 400 refuses the query itself: resuming it would only be refused again.
+			r.resumeNote(token, it.Unresumable(), complete, runErr != nil, totals.Items)
+		}
 	}
 	return err
 }

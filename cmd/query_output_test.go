@@ -29,6 +29,7 @@ func TestQueryBadInputIsOneLineAndExitCode2(t *testing.T) {
 		{"no query", []string{"query"}, "the SQL text"},
 		{"empty query", []string{"query", "  "}, "empty"},
 		{"bad SQL is the service's 400", []string{"query", "SELECT * FORM c"}, "400 BadRequest"},
+		{"bad SQL in one partition, with no resume advice", []string{"query", "SELECT * FORM c", "--pk", "p1"}, "400 BadRequest"},
 		{"a parameter without @", []string{"query", "SELECT * FROM c", "--param", "x=1"}, "--param"},
 		{"a parameter without a value", []string{"query", "SELECT * FROM c", "--param", "@x"}, "no value"},
 		{"a parameter given twice", []string{"query", "SELECT * FROM c WHERE c.n = @n", "--param", "@n=1", "--param", "@n=2"}, "twice"},

@@ -74,6 +74,9 @@ func exportForJS(t *testing.T, docs []doc, entries []entry) []jsEntry {
 		for _, pk := range runs {
 			ds, name := docs, shortName(i, e.sql)+" (across partitions)"
 			je := jsEntry{Query: e.sql, Parameters: e.params}
+			if e.refused != "" {
+				je.Refused = e.refused
+			}
 			if pk != "" {
 				ds, name = partition(docs, pk), shortName(i, e.sql)+" (--pk "+pk+")"
 				je.PartitionKey = &pk

@@ -46,7 +46,8 @@ func learnSamples(t testing.TB) []entry {
 	var out, overOne []entry
 	for _, s := range f.Samples {
 		res := s.Result
-		out = append(out, entry{sql: s.Query, want: func([]doc) expect { return values(res...) }})
+		refused := learnRefused[s.Name]
+		out = append(out, entry{sql: s.Query, want: func([]doc) expect { return values(res...) }, refused: refused})
 		// The same over one document, FROM c: each function's answer apart from
 		// SELECT without FROM.
 		overOne = append(overOne, entry{sql: s.Query + "\nFROM c WHERE c.id = @id", params: []param{p("@id", "d000")}, pk: pkOf(0),
@@ -55,9 +56,16 @@ func learnSamples(t testing.TB) []entry {
 					return values()
 				}
 				return values(res...)
-			}})
+			}, refused: refused})
 	}
 	return append(out, overOne...)
+}
+
+// learnRefused are the Learn samples the emulator refuses, by name, with the text of
+// its 400: ToString's example passes the literals NaN and Infinity, which the
+// emulator's JSON numbers cannot hold (README, "string positions" and "queries").
+var learnRefused = map[string]string{
+	"tostring": "non-finite number literal NaN",
 }
 
 // allEntries is the corpus and the Learn samples.
@@ -218,6 +226,14 @@ func TestQueryCorpus(t *testing.T) {
 	corpusAccount(t, docs)
 	for i, e := range entries {
 		t.Run(shortName(i, e.sql), func(t *testing.T) {
+			if e.refused != "" {
+				for _, pk := range []string{"", entryPK(e, i)} {
+					if got, err := runQuery(t, e, pk); err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), e.refused) {
+						t.Errorf("pk %q: %v (%d items), want a 400 naming %q", pk, err, len(got), e.refused)
+					}
+				}
+				return
+			}
 			got, err := runQuery(t, e, "")
 			switch {
 			case e.crossRefused != "":

@@ -222,6 +222,12 @@ func (p *sqlParser) subqueryCall(t token) (expr, bool, error) {
 // alias in scope, properties are written through it (c.name); otherwise the query
 // binds no such name.
 func (p *sqlParser) unknownIdentifier(t token) error {
+	if t.text == "NaN" || t.text == "Infinity" {
+		// Learn's ToString example passes these to the function, but numbers here
+		// are JSON numbers, which have no NaN or infinity: a non-finite result of
+		// arithmetic is undefined, and a literal one is refused rather than guessed.
+		return unsupportedf("the non-finite number literal %s (offset %d) is not supported by the emulator", t.text, t.pos)
+	}
 	for i := len(p.scopes) - 1; i >= 0; i-- {
 		if c := p.scopes[i].container; c != "" {
 			return invalidQuery(t.pos, "identifier %q is not the FROM alias %q; refer to properties as %s.%s", t.text, c, c, t.text)
