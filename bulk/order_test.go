@@ -187,6 +187,12 @@ type timeoutWrites struct {
 	slow     string
 	hung     bool
 	slowOnce sync.Once
+	// gate is a write held until the slow one has been sent (slowSent closed), so
+	// that at least one write is answered while the slow one waits, whatever the
+	// schedule: without it the other writes may all be answered before the slow one
+	// is sent, and none after.
+	gate     string
+	slowSent chan struct{}
 	// recorded counts the lines the tracker recorded; progressed is told of each.
 	recorded   atomic.Int64
 	progressed chan struct{}
@@ -205,10 +211,17 @@ func (w *timeoutWrites) Execute(ctx context.Context, op engine.Operation) (*engi
 	if w.hung {
 		return &engine.Result{Diagnostics: &engine.Diagnostics{}}, &engine.TimeoutError{Timeout: 15e9}
 	}
+	if op.ID == w.gate && w.slowSent != nil {
+		<-w.slowSent
+	}
 	timedOut := false
 	if op.ID == w.slow {
 		w.slowOnce.Do(func() {
-			for seen := w.recorded.Load(); w.recorded.Load() == seen; {
+			seen := w.recorded.Load() // before the gate opens: its write counts after
+			if w.slowSent != nil {
+				close(w.slowSent)
+			}
+			for w.recorded.Load() == seen {
 				<-w.progressed
 			}
 			timedOut = true
@@ -247,7 +260,7 @@ func TestAHungWriteRegionStopsTheImportAtTheFirstWriteThatTimesOut(t *testing.T)
 // One write that times out while others are answered is a write to retry, not a hung
 // region: it is sent again and the import goes on.
 func TestOneWriteTimingOutAmongAnsweredOnesDoesNotStopTheImport(t *testing.T) {
-	w := &timeoutWrites{fakeContainer: newFakeContainer(), slow: "i3", progressed: make(chan struct{}, 1)}
+	w := &timeoutWrites{fakeContainer: newFakeContainer(), slow: "i3", gate: "i10", slowSent: make(chan struct{}), progressed: make(chan struct{}, 1)}
 	o := testOptions(w)
 	o.Concurrency, o.Progress = 4, w.progress
 	rep, err := Import(context.Background(), mustSource(t, ndjson(20)), NewState(Fingerprint{}, Target{}, Create), o)

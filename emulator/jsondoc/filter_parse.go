@@ -17,8 +17,8 @@ var ErrUnsupported = errors.New("unsupported query")
 // supportedSQL summarises the grammar for error messages: a user who hit a
 // limit learns in one line what the emulator does understand.
 var supportedSQL = sync.OnceValue(func() string {
-	names := make([]string, 0, len(functions))
-	for name := range functions {
+	names := make([]string, 0, len(builtins()))
+	for name := range builtins() {
 		names = append(names, name)
 	}
 	slices.Sort(names)
@@ -720,7 +720,7 @@ func (p *sqlParser) call(name token) (expr, error) {
 	if sf, ok := scoringFuncs[fn]; ok {
 		return p.scoringCall(name, sf)
 	}
-	f, ok := functions[fn]
+	f, ok := builtins()[fn]
 	if !ok {
 		return nil, unsupported(name)
 	}

@@ -227,7 +227,7 @@ func countTerms(text string, terms [][]string) ftCounts {
 //
 // Both are undefined when the path is not a string (and _FullTextScore when the
 // statistics are not numbers).
-func init() {
+func addFullTextFunctions(functions map[string]*function) {
 	functions["_FULLTEXTWORDCOUNT"] = &function{1, 1, fnFullTextWordCount}
 	functions["_FULLTEXTSCORE"] = &function{5, 5, fnFullTextScoreWith}
 }
@@ -280,7 +280,7 @@ func number(v *Value) (float64, bool) {
 // the component queries of a hybrid search plan.
 func statsScoreCall(x expr) bool {
 	c, ok := x.(*callExpr)
-	return ok && c.f == functions["_FULLTEXTSCORE"]
+	return ok && c.f == builtins()["_FULLTEXTSCORE"]
 }
 
 // phraseCount counts the occurrences of phrase in words (overlapping ones too).

@@ -3,6 +3,7 @@ package jsondoc
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -31,44 +32,50 @@ func (a args) get(i int) *Value {
 	return a.more[i-len(a.v)]
 }
 
-// functions are the supported built-ins by upper-case name.
-var functions = map[string]*function{
-	// type checks
-	"IS_DEFINED":   {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil) }},
-	"IS_NULL":      {1, 1, kindCheck(KindNull)},
-	"IS_BOOL":      {1, 1, kindCheck(KindBool)},
-	"IS_NUMBER":    {1, 1, kindCheck(KindNumber)},
-	"IS_STRING":    {1, 1, kindCheck(KindString)},
-	"IS_ARRAY":     {1, 1, kindCheck(KindArray)},
-	"IS_OBJECT":    {1, 1, kindCheck(KindObject)},
-	"IS_PRIMITIVE": {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil && a.v[0].Kind <= KindString) }},
+// builtins are the supported built-ins by upper-case name, made when a query is
+// first parsed rather than at every start of the binary (a `read` needs none).
+var builtins = sync.OnceValue(func() map[string]*function {
+	m := map[string]*function{
+		// type checks
+		"IS_DEFINED":   {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil) }},
+		"IS_NULL":      {1, 1, kindCheck(KindNull)},
+		"IS_BOOL":      {1, 1, kindCheck(KindBool)},
+		"IS_NUMBER":    {1, 1, kindCheck(KindNumber)},
+		"IS_STRING":    {1, 1, kindCheck(KindString)},
+		"IS_ARRAY":     {1, 1, kindCheck(KindArray)},
+		"IS_OBJECT":    {1, 1, kindCheck(KindObject)},
+		"IS_PRIMITIVE": {1, 1, func(a args) *Value { return boolResult(a.v[0] != nil && a.v[0].Kind <= KindString) }},
 
-	// strings
-	"STARTSWITH": {2, 3, stringTest(strings.HasPrefix)},
-	"ENDSWITH":   {2, 3, stringTest(strings.HasSuffix)},
-	"CONTAINS":   {2, 3, stringTest(strings.Contains)},
-	"LOWER":      {1, 1, stringMap(strings.ToLower)},
-	"UPPER":      {1, 1, stringMap(strings.ToUpper)},
-	"CONCAT":     {2, -1, fnConcat},
-	"REPLACE":    {3, 3, fnReplace},
-	"TOSTRING":   {1, 1, fnToString},
+		// strings
+		"STARTSWITH": {2, 3, stringTest(strings.HasPrefix)},
+		"ENDSWITH":   {2, 3, stringTest(strings.HasSuffix)},
+		"CONTAINS":   {2, 3, stringTest(strings.Contains)},
+		"LOWER":      {1, 1, stringMap(strings.ToLower)},
+		"UPPER":      {1, 1, stringMap(strings.ToUpper)},
+		"CONCAT":     {2, -1, fnConcat},
+		"REPLACE":    {3, 3, fnReplace},
+		"TOSTRING":   {1, 1, fnToString},
 
-	// full-text search (filters only; FullTextScore and RRF ranking are not modelled)
-	"FULLTEXTCONTAINS":    {2, 2, fullText(true)},
-	"FULLTEXTCONTAINSALL": {2, -1, fullText(true)},
-	"FULLTEXTCONTAINSANY": {2, -1, fullText(false)},
+		// full-text search (filters only; FullTextScore and RRF ranking are not modelled)
+		"FULLTEXTCONTAINS":    {2, 2, fullText(true)},
+		"FULLTEXTCONTAINSALL": {2, -1, fullText(true)},
+		"FULLTEXTCONTAINSANY": {2, -1, fullText(false)},
 
-	// arrays
-	"ARRAY_CONTAINS": {2, 3, fnArrayContains},
-	"ARRAY_LENGTH":   {1, 1, fnArrayLength},
-	"ARRAY_SLICE":    {2, 3, fnArraySlice},
+		// arrays
+		"ARRAY_CONTAINS": {2, 3, fnArrayContains},
+		"ARRAY_LENGTH":   {1, 1, fnArrayLength},
+		"ARRAY_SLICE":    {2, 3, fnArraySlice},
 
-	// mathematics
-	"ABS":     {1, 1, numberMap(func(n int64) int64 { return max(n, -n) }, math.Abs)},
-	"FLOOR":   {1, 1, numberMap(nil, math.Floor)},
-	"CEILING": {1, 1, numberMap(nil, math.Ceil)},
-	"ROUND":   {1, 1, numberMap(nil, math.Round)}, // half away from zero, as the service rounds
-}
+		// mathematics
+		"ABS":     {1, 1, numberMap(func(n int64) int64 { return max(n, -n) }, math.Abs)},
+		"FLOOR":   {1, 1, numberMap(nil, math.Floor)},
+		"CEILING": {1, 1, numberMap(nil, math.Ceil)},
+		"ROUND":   {1, 1, numberMap(nil, math.Round)}, // half away from zero, as the service rounds
+	}
+	addMoreFunctions(m)
+	addFullTextFunctions(m)
+	return m
+})
 
 func kindCheck(k Kind) func(a args) *Value {
 	return func(a args) *Value { return boolResult(a.v[0] != nil && a.v[0].Kind == k) }

@@ -9,7 +9,7 @@ import (
 // documents it (https://learn.microsoft.com/azure/cosmos-db/nosql/query/<name>; the
 // pages' examples, from github.com/Azure-Samples/cosmos-db-nosql-query-samples, are
 // the vectors of functions_more_test.go and datetime_test.go).
-func init() {
+func addMoreFunctions(functions map[string]*function) {
 	for name, f := range map[string]*function{
 		// https://learn.microsoft.com/azure/cosmos-db/nosql/query/iif: the second
 		// argument when the first is the boolean true, otherwise the third, whatever

@@ -199,7 +199,7 @@ func (p *Program) rewriteOrderBy() string {
 		where = &logicExpr{and: true, l: q.Where.root, r: where}
 	}
 	if q.sel.kind == selectValue {
-		where = &logicExpr{and: true, l: where, r: &callExpr{fn: "IS_DEFINED", f: functions["IS_DEFINED"], args: []expr{q.sel.value}}}
+		where = &logicExpr{and: true, l: where, r: &callExpr{fn: "IS_DEFINED", f: builtins()["IS_DEFINED"], args: []expr{q.sel.value}}}
 	}
 	r.Where = &Filter{alias: q.Alias, root: where}
 	r.Top = Count{}

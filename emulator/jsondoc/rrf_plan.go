@@ -128,16 +128,16 @@ func (p *Program) HybridPlan(skipOrderByRewrite bool) (*HybridPlan, error) {
 		}
 		plan.RequiresGlobalStatistics = true
 		idx := itoa(i)
-		scores[i] = &callExpr{fn: "_FullTextScore", f: functions["_FULLTEXTSCORE"], args: []expr{
+		scores[i] = &callExpr{fn: "_FullTextScore", f: builtins()["_FULLTEXTSCORE"], args: []expr{
 			ft.path, &arrayExpr{elems: ft.terms}, &rawExpr{phDocumentCount},
 			&rawExpr{phWordCount + idx + "}"}, &rawExpr{phHitCounts + idx + "}"},
 		}}
 		hits := &arrayExpr{}
 		for _, t := range ft.terms {
-			hits.elems = append(hits.elems, &aggExpr{kind: aggCountIf, fn: "COUNTIF", arg: &callExpr{fn: "FullTextContains", f: functions["FULLTEXTCONTAINS"], args: []expr{ft.path, t}}})
+			hits.elems = append(hits.elems, &aggExpr{kind: aggCountIf, fn: "COUNTIF", arg: &callExpr{fn: "FullTextContains", f: builtins()["FULLTEXTCONTAINS"], args: []expr{ft.path, t}}})
 		}
 		stats = append(stats, &objectExpr{keys: []string{"totalWordCount", "hitCounts"}, vals: []expr{
-			&aggExpr{kind: aggSum, fn: "SUM", arg: &callExpr{fn: "_FullTextWordCount", f: functions["_FULLTEXTWORDCOUNT"], args: []expr{ft.path}}},
+			&aggExpr{kind: aggSum, fn: "SUM", arg: &callExpr{fn: "_FullTextWordCount", f: builtins()["_FULLTEXTWORDCOUNT"], args: []expr{ft.path}}},
 			hits,
 		}})
 	}
