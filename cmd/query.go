@@ -137,6 +137,23 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 }
 
 // validate checks the flags that need no I/O and builds the query.
+// open checks the query and its --pk, then opens the session a run and --explain
+// both need.
+func (o *queryOptions) open(ctx context.Context, io *IOStreams, sql string) (cosmos.QuerySpec, cosmos.PartitionKey, *session, error) {
+	var pk cosmos.PartitionKey
+	spec, err := o.validate(sql)
+	if err != nil {
+		return spec, pk, nil, err
+	}
+	if o.conn.flags.Changed("pk") {
+		if pk, err = parsePartitionKey(o.pk); err != nil {
+			return spec, pk, nil, err
+		}
+	}
+	sess, err := o.conn.open(ctx, io)
+	return spec, pk, sess, err
+}
+
 func (o *queryOptions) validate(sql string) (cosmos.QuerySpec, error) {
 	fl := o.conn.flags
 	switch {
@@ -201,17 +218,7 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 	if o.explain {
 		return o.explainQuery(ctx, io, sql)
 	}
-	spec, err := o.validate(sql)
-	if err != nil {
-		return err
-	}
-	var pk cosmos.PartitionKey
-	if o.conn.flags.Changed("pk") {
-		if pk, err = parsePartitionKey(o.pk); err != nil {
-			return err
-		}
-	}
-	sess, err := o.conn.open(ctx, io)
+	spec, pk, sess, err := o.open(ctx, io, sql)
 	if err != nil {
 		return err
 	}

@@ -39,17 +39,7 @@ filter could not use an index and the query scanned. -o json has all of it.
 
 // explainQuery runs the query with the service's metrics asked for, and prints the report.
 func (o *queryOptions) explainQuery(ctx context.Context, io *IOStreams, sql string) error {
-	spec, err := o.validate(sql)
-	if err != nil {
-		return err
-	}
-	var pk cosmos.PartitionKey
-	if o.conn.flags.Changed("pk") {
-		if pk, err = parsePartitionKey(o.pk); err != nil {
-			return err
-		}
-	}
-	sess, err := o.conn.open(ctx, io)
+	spec, pk, sess, err := o.open(ctx, io, sql)
 	if err != nil {
 		return err
 	}
