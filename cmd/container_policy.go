@@ -103,11 +103,7 @@ sent. A policy the service refuses is its 400 message (exit 2).
 				return err
 			}
 			defer r.sess.Close()
-			db, err := r.database(nil)
-			if err != nil {
-				return err
-			}
-			name, err := r.container(nil)
+			db, name, err := r.target(nil)
 			if err != nil {
 				return err
 			}

@@ -144,11 +144,7 @@ conflict resolution, the number of partition key ranges, and its throughput.
 				return err
 			}
 			defer r.sess.Close()
-			db, err := r.database(nil)
-			if err != nil {
-				return err
-			}
-			name, err := r.container(args)
+			db, name, err := r.target(args)
 			if err != nil {
 				return err
 			}

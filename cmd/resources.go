@@ -111,6 +111,16 @@ func (r *resourceRun) container(arg []string) (string, error) {
 	return r.sess.settings.Container, nil
 }
 
+// target is the database and container a container command works on: the container
+// named in arg, or the profile's (flags') one, in the profile's database.
+func (r *resourceRun) target(arg []string) (db, name string, err error) {
+	if db, err = r.database(nil); err != nil {
+		return "", "", err
+	}
+	name, err = r.container(arg)
+	return db, name, err
+}
+
 func (r *resourceRun) print(v any, table func() error) error {
 	if r.json() {
 		return output.WriteJSON(r.io.Out, v)
