@@ -189,42 +189,39 @@ func count(g []doc, f proj) any {
 // SUM are string, boolean, or null, the entire aggregate system function returns
 // undefined"). The corpus never sums nothing (not documented).
 func sum(g []doc, f proj) any {
-	s, n := 0.0, 0
-	for _, d := range g {
-		v := f(d)
-		if isUndef(v) {
-			continue
-		}
-		x, ok := num(v)
-		if !ok {
-			return undef
-		}
-		s += x
-		n++
-	}
-	if n == 0 {
+	s, n, ok := total(g, f)
+	switch {
+	case !ok:
+		return undef
+	case n == 0:
 		panic("SUM over no values: the corpus must not depend on it")
 	}
 	return s
 }
 
-// avg is AVG, as SUM for types; over no values it is undefined
-// (https://learn.microsoft.com/azure/cosmos-db/nosql/query/average).
-func avg(g []doc, f proj) any {
-	s, n := 0.0, 0
+// total adds the numbers f gives over g, skipping undefined ones; ok is false when
+// one is defined but not a number.
+func total(g []doc, f proj) (s float64, n int, ok bool) {
 	for _, d := range g {
 		v := f(d)
 		if isUndef(v) {
 			continue
 		}
-		x, ok := num(v)
-		if !ok {
-			return undef
+		x, isNum := num(v)
+		if !isNum {
+			return 0, 0, false
 		}
 		s += x
 		n++
 	}
-	if n == 0 {
+	return s, n, true
+}
+
+// avg is AVG, as SUM for types; over no values it is undefined
+// (https://learn.microsoft.com/azure/cosmos-db/nosql/query/average).
+func avg(g []doc, f proj) any {
+	s, n, ok := total(g, f)
+	if !ok || n == 0 {
 		return undef
 	}
 	return s / float64(n)
