@@ -179,6 +179,10 @@ type job struct {
 	id   string
 	pk   cosmos.PartitionKey
 	key  string // itemKey(id, pk): lines of one item are written in order
+	// doc is body as the line's scan read it, handed to the engine so that it does not
+	// scan the line again (engine.Operation.Document); nil for a line the scan left to
+	// encoding/json.
+	doc *engine.Document
 }
 
 type outcome int
@@ -386,6 +390,9 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 	if l.tooLarge > 0 {
 		return job{}, &result{n: l.n, out: outBad, reason: ReasonTooLarge, err: errors.New(tooLargeError(l.tooLarge, l.cut)), bytes: l.tooLarge}
 	}
+	if j, ok := scanLine(l, def); ok {
+		return j, nil
+	}
 	// encoding/json would replace invalid bytes with U+FFFD, so that an id, a partition
 	// key or a value would be stored as something else than what the file says.
 	if off, invalid := invalidUTF8(l.text); invalid {
@@ -395,6 +402,32 @@ func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
 	if len(bytes.TrimSpace(l.text)) == 0 {
 		return job{}, &result{n: l.n, out: outBlank}
 	}
+	return decodeLine(l, def, bad)
+}
+
+// scanLine is parseLine's single pass over a line that is an item, as nearly all are:
+// one scan validates its JSON and UTF-8 and finds its id and partition key
+// (engine.ScanDocument). ok is false for any line the scan is not sure of (not JSON, not
+// UTF-8, no id, no key…): parseLine then decodes it as before, and says what is wrong
+// with it in the same words.
+func scanLine(l line, def cosmos.PartitionKeyDefinition) (job, bool) {
+	doc, ok := engine.ScanDocument(l.text)
+	if !ok {
+		return job{}, false
+	}
+	id, ok := doc.ID()
+	if !ok || id == "" {
+		return job{}, false
+	}
+	pk, ok := doc.PartitionKey(def)
+	if !ok {
+		return job{}, false
+	}
+	return job{n: l.n, body: l.text, id: id, pk: pk, key: itemKey(id, pk.JSON()), doc: doc}, true
+}
+
+// decodeLine is parseLine for a line the scan was not sure of: encoding/json decodes it.
+func decodeLine(l line, def cosmos.PartitionKeyDefinition, bad func(reason, msg string) (job, *result)) (job, *result) {
 	dec := json.NewDecoder(bytes.NewReader(l.text))
 	dec.UseNumber()
 	var v any
@@ -472,7 +505,7 @@ func write(ctx context.Context, o *Options, t *tracker, j job, sentBefore bool) 
 		}
 		op := o.Write
 		op.Database, op.Container = o.Target.Database, o.Target.Container
-		op.ID, op.PartitionKey, op.Body = j.id, j.pk, j.body
+		op.ID, op.PartitionKey, op.Body, op.Document = j.id, j.pk, j.body, j.doc
 		op.Throttled = func(d time.Duration) {
 			throttles.Add(1)
 			o.Limiter.Throttled(d)

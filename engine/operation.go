@@ -62,6 +62,12 @@ type Operation struct {
 	PartitionKey cosmos.PartitionKey
 	// Body is the document (create, upsert, replace) or the patch request (patch).
 	Body []byte
+	// Document is Body already scanned by ScanDocument, for a caller that scanned it to
+	// read its id and partition key (an import, each line): the engine then takes the id
+	// and the place of the _trackingId from it rather than scanning Body again. It must
+	// be the scan of Body itself (the same bytes, not a copy), else it is ignored; nil
+	// lets the engine scan Body.
+	Document *Document
 	// IfMatch makes replace, delete and patch conditional on the item's etag.
 	IfMatch string
 	// ExcludeRegions are removed from the preferred regions for this operation.

@@ -29,26 +29,21 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	if op.Kind == OpChangeFeed {
 		return prepareChangeFeed(op)
 	}
+	// A document is scanned once (document.go); doc, the decoded map, is only made for
+	// one the scan is not sure of, and for the messages that say what is wrong with it.
 	var doc map[string]any
+	var scanned *Document
+	body := op.Body // as given, before a _trackingId is put in it
 	if op.Kind == OpCreate || op.Kind == OpUpsert || op.Kind == OpReplace {
-		dec := json.NewDecoder(bytes.NewReader(op.Body))
-		dec.UseNumber()
-		if err := dec.Decode(&doc); err != nil || doc == nil {
-			return inputErrorf("the document is not a JSON object: %v", jsonProblem(err))
-		}
-		if dec.More() {
-			return inputErrorf("the document has data after the JSON object: give one document per command")
-		}
-		id, ok := doc["id"].(string)
-		switch {
-		case doc["id"] == nil:
-			return inputErrorf(`the document has no "id" property: every Cosmos DB item needs a string id`)
-		case !ok:
-			return inputErrorf(`the document's "id" must be a string, not %s`, cosmos.JSONKind(doc["id"]))
-		case op.ID == "":
+		scanned = op.scannedBody()
+		if id, ok := scanned.idMatching(op.ID); ok {
 			op.ID = id
-		case op.ID != id:
-			return inputErrorf("the document's id %q does not match the ID argument %q", id, op.ID)
+		} else {
+			scanned = nil
+			var err error
+			if doc, err = decodeDocument(op); err != nil {
+				return err
+			}
 		}
 	}
 	if op.ID == "" {
@@ -69,21 +64,36 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 		if op.trackingID == "" {
 			op.trackingID = newTrackingID()
 		}
-		body, err := withTrackingID(op.Body, op.trackingID)
-		if err != nil {
-			return err
+		if scanned != nil {
+			op.Body = scanned.withTrackingID(op.trackingID)
+		} else {
+			withID, err := withTrackingID(op.Body, op.trackingID)
+			if err != nil {
+				return err
+			}
+			op.Body = withID
 		}
-		op.Body = body
 	}
 	if op.PartitionKey != nil {
 		return nil
 	}
-	if doc == nil {
+	if doc == nil && scanned == nil {
 		return inputErrorf("no partition key: give --pk (a JSON value such as '\"tenant-1\"' or 42, or a plain string)")
 	}
 	def, err := c.partitionKeyDefinition(ctx, op.Database, op.Container, acct, endpoint)
 	if err != nil {
 		return err
+	}
+	if scanned != nil {
+		if pk, ok := scanned.PartitionKey(def); ok {
+			op.PartitionKey = pk
+			return nil
+		}
+		// Not a key the scan reads (missing, nested in something else than an object, an
+		// object): decoded, for the same key or the same message as ever.
+		if doc, err = decodeDocument(&Operation{Body: body}); err != nil {
+			return err
+		}
 	}
 	pk, err := partitionKeyFromDocument(doc, def)
 	if err != nil {
@@ -91,6 +101,58 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	}
 	op.PartitionKey = pk
 	return nil
+}
+
+// scannedBody is the operation's Document when it was scanned from its Body, else Body
+// scanned now; nil when the scan is not sure of it.
+func (op *Operation) scannedBody() *Document {
+	if d := op.Document; d != nil && len(d.raw) == len(op.Body) && (len(op.Body) == 0 || &d.raw[0] == &op.Body[0]) {
+		return d
+	}
+	d, ok := ScanDocument(op.Body)
+	if !ok {
+		return nil
+	}
+	return d
+}
+
+// idMatching is the document's string id when it is the one given, or none was given;
+// ok is false otherwise (and for a nil Document), for the old path to say why.
+func (d *Document) idMatching(given string) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	id, ok := d.ID()
+	if !ok || given != "" && given != id {
+		return "", false
+	}
+	return id, true
+}
+
+// decodeDocument decodes a create's, upsert's or replace's document the old way, and
+// checks its id against the operation's (filling it in when the operation has none).
+func decodeDocument(op *Operation) (map[string]any, error) {
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(op.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		return nil, inputErrorf("the document is not a JSON object: %v", jsonProblem(err))
+	}
+	if dec.More() {
+		return nil, inputErrorf("the document has data after the JSON object: give one document per command")
+	}
+	id, ok := doc["id"].(string)
+	switch {
+	case doc["id"] == nil:
+		return nil, inputErrorf(`the document has no "id" property: every Cosmos DB item needs a string id`)
+	case !ok:
+		return nil, inputErrorf(`the document's "id" must be a string, not %s`, cosmos.JSONKind(doc["id"]))
+	case op.ID == "":
+		op.ID = id
+	case op.ID != id:
+		return nil, inputErrorf("the document's id %q does not match the ID argument %q", id, op.ID)
+	}
+	return doc, nil
 }
 
 func jsonProblem(err error) string {
