@@ -378,31 +378,13 @@ func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *t
 
 // parseLine makes a line a job, or the result of a line that is not an item.
 func parseLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
-	bad := func(reason, msg string) (job, *result) {
-		r := &result{n: l.n, out: outBad, reason: reason, err: errors.New(msg)}
-		if json.Valid(l.text) {
-			r.item = l.text
-		} else {
-			r.text = l.text
-		}
-		return job{}, r
-	}
 	if l.tooLarge > 0 {
 		return job{}, &result{n: l.n, out: outBad, reason: ReasonTooLarge, err: errors.New(tooLargeError(l.tooLarge, l.cut)), bytes: l.tooLarge}
 	}
 	if j, ok := scanLine(l, def); ok {
 		return j, nil
 	}
-	// encoding/json would replace invalid bytes with U+FFFD, so that an id, a partition
-	// key or a value would be stored as something else than what the file says.
-	if off, invalid := invalidUTF8(l.text); invalid {
-		return job{}, &result{n: l.n, out: outBad, reason: ReasonInvalidUTF8, text: l.text,
-			err: fmt.Errorf("the line is not valid UTF-8 (byte offset %d): save the file as UTF-8, e.g. iconv -f LATIN1 -t UTF-8", l.bom+off)}
-	}
-	if len(bytes.TrimSpace(l.text)) == 0 {
-		return job{}, &result{n: l.n, out: outBlank}
-	}
-	return decodeLine(l, def, bad)
+	return decodeLine(l, def)
 }
 
 // scanLine is parseLine's single pass over a line that is an item, as nearly all are:
@@ -426,8 +408,28 @@ func scanLine(l line, def cosmos.PartitionKeyDefinition) (job, bool) {
 	return job{n: l.n, body: l.text, id: id, pk: pk, key: itemKey(id, pk.JSON()), doc: doc}, true
 }
 
-// decodeLine is parseLine for a line the scan was not sure of: encoding/json decodes it.
-func decodeLine(l line, def cosmos.PartitionKeyDefinition, bad func(reason, msg string) (job, *result)) (job, *result) {
+// decodeLine is parseLine for a line the scan was not sure of, as every line was read
+// before the scan: encoding/json decodes it, and says what is wrong with it.
+func decodeLine(l line, def cosmos.PartitionKeyDefinition) (job, *result) {
+	bad := func(reason, msg string) (job, *result) {
+		r := &result{n: l.n, out: outBad, reason: reason, err: errors.New(msg)}
+		if json.Valid(l.text) {
+			r.item = l.text
+		} else {
+			r.text = l.text
+		}
+		return job{}, r
+	}
+	// encoding/json would replace invalid bytes with U+FFFD, so that an id, a partition
+	// key or a value would be stored as something else than what the file says.
+	if off, invalid := invalidUTF8(l.text); invalid {
+		return job{}, &result{n: l.n, out: outBad, reason: ReasonInvalidUTF8, text: l.text,
+			err: fmt.Errorf("the line is not valid UTF-8 (byte offset %d): save the file as UTF-8, e.g. iconv -f LATIN1 -t UTF-8", l.bom+off)}
+	}
+	if len(bytes.TrimSpace(l.text)) == 0 {
+		return job{}, &result{n: l.n, out: outBlank}
+	}
+
 	dec := json.NewDecoder(bytes.NewReader(l.text))
 	dec.UseNumber()
 	var v any

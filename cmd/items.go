@@ -148,11 +148,11 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
   echo '{"id":"order-1","pk":"tenant-7","total":42}' | cosmosctl %[1]s -f -`, kind),
 			Args: noArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
-				body, err := readDocument(o.file, io.In)
+				body, doc, err := readScannedDocument(o.file, io.In)
 				if err != nil {
 					return err
 				}
-				return o.run(c.Context(), io, engine.Operation{Kind: kind, Body: body})
+				return o.run(c.Context(), io, engine.Operation{Kind: kind, Body: body, Document: doc})
 			},
 		}
 	case engine.OpReplace:
@@ -165,11 +165,11 @@ func newWriteCmd(io *IOStreams, kind engine.OpKind) *cobra.Command {
 			Args:    exactArgs(1, "the item id"),
 			PreRunE: o.checkIfMatch,
 			RunE: func(c *cobra.Command, args []string) error {
-				body, err := readDocument(o.file, io.In)
+				body, doc, err := readScannedDocument(o.file, io.In)
 				if err != nil {
 					return err
 				}
-				return o.run(c.Context(), io, engine.Operation{Kind: kind, ID: args[0], Body: body, IfMatch: o.ifMatch})
+				return o.run(c.Context(), io, engine.Operation{Kind: kind, ID: args[0], Body: body, Document: doc, IfMatch: o.ifMatch})
 			},
 		}
 	}

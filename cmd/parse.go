@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/engine"
 )
 
 // parsePartitionKey reads --pk: a JSON value ("tenant-1" quoted, 42, true, null), a JSON
@@ -46,8 +47,17 @@ func parsePartitionKey(s string) (cosmos.PartitionKey, error) {
 
 // readDocument reads -f FILE, or standard input for "-".
 func readDocument(path string, stdin io.Reader) ([]byte, error) {
+	data, _, err := readScannedDocument(path, stdin)
+	return data, err
+}
+
+// readScannedDocument is readDocument with the document's scan (engine.ScanDocument):
+// an object the scan accepts is valid UTF-8 and valid JSON, and is handed to the engine
+// with its scan (Operation.Document), read once; any other document is checked as
+// before, for the same message, and has no scan.
+func readScannedDocument(path string, stdin io.Reader) ([]byte, *engine.Document, error) {
 	if path == "" {
-		return nil, usageErrorf("give the document with -f FILE, or -f - to read it from standard input")
+		return nil, nil, usageErrorf("give the document with -f FILE, or -f - to read it from standard input")
 	}
 	var data []byte
 	var err error
@@ -58,9 +68,9 @@ func readDocument(path string, stdin io.Reader) ([]byte, error) {
 	}
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, usageErrorf("file %s does not exist: check the path given to -f", path)
+			return nil, nil, usageErrorf("file %s does not exist: check the path given to -f", path)
 		}
-		return nil, usageErrorf("cannot read %s: %v", path, err)
+		return nil, nil, usageErrorf("cannot read %s: %v", path, err)
 	}
 	// Windows editors and PowerShell's Out-File write a byte order mark; it is not JSON,
 	// and says nothing a UTF-8 document needs, so it is dropped.
@@ -69,23 +79,29 @@ func readDocument(path string, stdin io.Reader) ([]byte, error) {
 		data, bom = data[len(utf8BOM):], len(utf8BOM)
 	}
 	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
-		return nil, usageErrorf("the document in %s is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8", nameOf(path))
+		return nil, nil, usageErrorf("the document in %s is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8", nameOf(path))
+	}
+	// What the checks below would pass on: the document without the white space around
+	// it (bytes.TrimSpace takes only white space runes, valid UTF-8, off a document
+	// whose rest the scan found valid).
+	if doc, ok := engine.ScanDocument(bytes.TrimSpace(data)); ok {
+		return doc.Bytes(), doc, nil
 	}
 	// encoding/json would replace invalid bytes with U+FFFD, so that an id or a partition
 	// key would be stored as something else than what the file says.
 	if off, bad := invalidUTF8(string(data)); bad {
-		return nil, usageErrorf("the document in %s is not valid UTF-8 (byte offset %d): save it as UTF-8", nameOf(path), bom+off)
+		return nil, nil, usageErrorf("the document in %s is not valid UTF-8 (byte offset %d): save it as UTF-8", nameOf(path), bom+off)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, usageErrorf("the document in %s is empty", nameOf(path))
+		return nil, nil, usageErrorf("the document in %s is empty", nameOf(path))
 	}
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
-		return nil, usageErrorf("the document in %s is not valid JSON: %v", nameOf(path), err)
+		return nil, nil, usageErrorf("the document in %s is not valid JSON: %v", nameOf(path), err)
 	}
-	return data, nil
+	return data, nil, nil
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
