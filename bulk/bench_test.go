@@ -35,7 +35,7 @@ func (m *memAccount) Do(_ context.Context, _ string, req *cosmos.Request) (*cosm
 // is the process's user+system CPU time (the reader, 16 writers and the checkpointing
 // together), allocs/op and B/op are per line.
 //
-//	go test -run '^$' -bench ImportLine -benchtime 20000x -count 3 ./bulk/
+//	go test -run='^$' -bench=BenchmarkImportLine -benchtime=20000x ./bulk/
 func BenchmarkImportLine(b *testing.B) {
 	locs := []cosmos.Location{{Name: "East US", Endpoint: "http://east/"}}
 	account, _ := json.Marshal(cosmos.Account{ID: "mem", ReadableLocations: locs, WritableLocations: locs})
