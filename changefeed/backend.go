@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/docfeed"
 )
 
 // pollRequest is one poll of one range (or of a partition key).
@@ -77,11 +78,13 @@ func (b *engineBackend) poll(ctx context.Context, req pollRequest) (poll, PageIn
 	if res.StatusCode == http.StatusNotModified {
 		return poll{etag: res.ETag, notModified: true}, info, nil
 	}
-	var feed cosmos.DocumentFeed
-	if err := json.Unmarshal(res.Body, &feed); err != nil {
+	// The items are split from the body, not decoded: the feed needs none of their
+	// fields, and they are written out as the service sent them.
+	docs, err := docfeed.Items(res.Body)
+	if err != nil {
 		return poll{}, info, fmt.Errorf("the change feed page is not a document feed: %v", err)
 	}
-	return poll{items: feed.Documents, etag: res.ETag}, info, nil
+	return poll{items: docs, etag: res.ETag}, info, nil
 }
 
 // isRangeGone reports the 410/1002 of a poll sent to a partition key range that split or

@@ -532,3 +532,28 @@ func TestStartPointIsASnapshotAtOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestItemLSNReadsWhatDecodingReads(t *testing.T) {
+	decoded := func(item string) (int64, bool) {
+		var v struct {
+			LSN *json.Number `json:"_lsn"`
+		}
+		if json.Unmarshal([]byte(item), &v) != nil || v.LSN == nil {
+			return 0, false
+		}
+		n, err := v.LSN.Int64()
+		return n, err == nil
+	}
+	for _, item := range []string{
+		`{"id":"1","_lsn":42}`, `{"_lsn":42,"n":{"_lsn":7},"s":"\"_lsn\":9"}`, ` { "_lsn" : 1 } `, `{"_lsn":1,"_lsn":2}`,
+		`{"_lsn":1,"_lsn":null}`, `{"_lsn":null}`, `{"_lsn":"12"}`, `{"_lsn":"x"}`, `{"_lsn":true}`, `{"_lsn":1.5}`, `{"_lsn":1e3}`,
+		`{"_lsn":99999999999999999999}`, `{"_lsn":-3}`, `{"_LSN":5}`, `{"_l\u0073n":5}`, "{\"_l\u017fn\":5}", `{"id":"x"}`,
+		`[]`, `null`, `{"_lsn":5`, `{"_lsn":5}x`, ``,
+	} {
+		n, ok := itemLSN(json.RawMessage(item))
+		wn, wok := decoded(item)
+		if n != wn || ok != wok {
+			t.Errorf("itemLSN(%s) = %d, %v; decoding the item gives %d, %v", item, n, ok, wn, wok)
+		}
+	}
+}

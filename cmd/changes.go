@@ -41,6 +41,9 @@ the effective regions, --exclude and --region, the attempt and end-to-end timeou
 
 Every partition key range is read at once (8 polls in flight, --parallelism),
 each from its own position; a range that splits is followed into its children.
+Each poll asks for up to 1,000 changes (--page-size), the pages a backlog drains
+fastest with, as the Java SDK's change feed reader asks for (export and query --all
+read such pages too); with --max-items N, for N at most.
 With --pk only that partition key's changes are read; with a prefix of a
 hierarchical key (--pk '["acme"]' on /tenant,/user) those of every key that
 starts with it: each range that holds such keys is read, each poll narrowed to
@@ -114,7 +117,7 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	f.IntVar(&o.maxItems, "max-items", 0, "stop after this many changes (default: no limit)")
 	f.StringVar(&o.state, "state", "", "file of the feed's position: resumed from when it exists, saved after every batch written (at least once)")
 	f.DurationVar(&o.pollInterval, "poll-interval", changefeed.DefaultPollDelay, "with --follow, how long a range with nothing new waits before it is polled again")
-	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("changes per poll, 1 to %d (default: the service's, 100)", maxQueryPageSize))
+	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("changes per poll, 1 to %d (default: %d, the pages a catch-up drains fastest with, as export and query --all; with --max-items N, N up to that)", maxQueryPageSize, defaultExportPageSize))
 	f.IntVar(&o.parallelism, "parallelism", changefeed.DefaultParallelism, fmt.Sprintf("polls in flight at once across partition key ranges, 1 to %d", changefeed.MaxParallelism))
 	return c
 }
@@ -232,9 +235,8 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 			fo.PollDelay = time.Millisecond // "0": as soon as possible, without spinning
 		}
 	}
-	if o.maxItems > 0 && !o.conn.flags.Changed("page-size") {
-		// No poll larger than what the run prints: the rest would be read and paid for.
-		fo.PageSize = min(o.maxItems, maxQueryPageSize)
+	if !o.conn.flags.Changed("page-size") {
+		fo.PageSize = changesPageSize(o.maxItems)
 	}
 	// The feed (its polls in the background included) lives until the deadline; the
 	// interruption is still ctx's.
@@ -275,6 +277,24 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		runErr, r.stopped = nil, o.stopFlag()
 	}
 	return r.finish(ctx, runErr)
+}
+
+// changesPageSize is the page a run asks for when --page-size is not given, chosen as
+// the SDKs choose by the kind of read. A query iterator leaves the page to the service
+// (.NET FeedRequestOptions.MaxItemCount unset or -1, "dynamic page size"; Go
+// QueryOptions.PageSizeHint 0 sends no x-ms-max-item-count): the service's 100, for a
+// person paging through results. The change feed pull model of the Java SDK asks for
+// 1,000 by default (CosmosChangeFeedRequestOptions.DEFAULT_MAX_ITEM_COUNT = 1000),
+// because a feed is drained: every page is a round trip and the service's per-request
+// cost. A catch-up, and --follow draining a backlog, is such a read: pages of 1,000,
+// as export and query --all read (a quiet feed answers with what it has, so large pages
+// cost a follower nothing). A run of --max-items N asks for no more than it prints:
+// the rest would be read and paid for.
+func changesPageSize(maxItems int) int {
+	if maxItems > 0 {
+		return min(maxItems, maxQueryPageSize)
+	}
+	return defaultExportPageSize
 }
 
 // stopFlag names the flag that set the deadline, for messages.
@@ -390,7 +410,7 @@ func (r *changesRun) next(ctx context.Context) (*changefeed.Batch, error) {
 
 func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
 	if r.ndjson {
-		return output.WriteItemLines(r.io.Out, items)
+		return output.WriteChangeLines(r.io.Out, items)
 	}
 	rows := make([]output.ChangeRow, len(items))
 	for i, it := range items {

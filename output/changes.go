@@ -225,3 +225,69 @@ func humanBytes(n int) string {
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
+
+// WriteChangeLines writes change feed items as NDJSON, the bytes WriteItemLines writes,
+// in one write. The items must be JSON (the feed split them from a page it checked):
+// then an item with no white space between its tokens, as the service sends them, is
+// what json.Compact would make of it, and is written as it is instead of being
+// compacted again (a quarter of a catch-up's time went to that).
+func WriteChangeLines(w io.Writer, items []json.RawMessage) error {
+	size := len(items)
+	for _, it := range items {
+		size += len(it)
+	}
+	buf := make([]byte, 0, size)
+	for _, it := range items {
+		if !hasSpace(it) {
+			buf = append(buf, it...)
+		} else {
+			b := bytes.NewBuffer(buf)
+			if err := json.Compact(b, it); err != nil {
+				b.Write(bytes.TrimSpace(it))
+			}
+			buf = b.Bytes()
+		}
+		buf = append(buf, '\n')
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// hasSpace reports white space outside the strings of a JSON value (true for what it
+// cannot read as one: json.Compact decides).
+func hasSpace(v []byte) bool {
+	for i := 0; i < len(v); {
+		switch v[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			end := stringEnd(v, i)
+			if end < 0 {
+				return true
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+// stringEnd is the index after the JSON string starting at v[start] ('"'), -1 if it does
+// not end.
+func stringEnd(v []byte, start int) int {
+	for j := start + 1; ; j++ {
+		k := bytes.IndexByte(v[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		backslashes := 0
+		for p := j - 1; p > start && v[p] == '\\'; p-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return j + 1
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/docfeed"
 )
 
 // pageRequest is one query page to read: the query, where it runs (a partition key, or
@@ -84,12 +85,14 @@ func (b *engineBackend) page(ctx context.Context, req pageRequest) (page, PageIn
 	if err != nil {
 		return page{}, info, err
 	}
-	var feed cosmos.DocumentFeed
-	if err := json.Unmarshal(res.Body, &feed); err != nil {
+	// The items are split from the body, not decoded: the feed needs none of their
+	// fields, and they are written out as the service sent them.
+	docs, err := docfeed.Items(res.Body)
+	if err != nil {
 		return page{}, info, fmt.Errorf("the query page is not a document feed: %v", err)
 	}
-	info.Items = len(feed.Documents)
-	return page{items: feed.Documents, continuation: res.Continuation}, info, nil
+	info.Items = len(docs)
+	return page{items: docs, continuation: res.Continuation}, info, nil
 }
 
 func infoOf(kind, rangeID string, res *engine.Result) PageInfo {
