@@ -51,10 +51,10 @@ func (s *suite) sdkImport(upsert bool) func(context.Context, string) (int, error
 			}
 			pk := azcosmos.NewPartitionKeyString(key.PK)
 			if upsert {
-				_, err = c.UpsertItem(ctx, pk, line, nil)
-			} else {
-				_, err = c.CreateItem(ctx, pk, line, nil)
+				_, err := c.UpsertItem(ctx, pk, line, nil)
+				return err
 			}
+			_, err := c.CreateItem(ctx, pk, line, nil)
 			return err
 		})
 	}
