@@ -286,19 +286,8 @@ func (s *scanner) object(depth int, rec *[]member) bool {
 		if rec != nil {
 			*rec = append(*rec, member{key: int32(key), keyEnd: int32(keyEnd), value: int32(value), valueEnd: int32(s.i), escaped: escaped})
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		if done, ok := s.separator('}'); done || !ok {
+			return ok
 		}
 	}
 }
@@ -317,21 +306,29 @@ func (s *scanner) array(depth int) bool {
 		if !s.value(depth) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		if done, ok := s.separator(']'); done || !ok {
+			return ok
 		}
 	}
+}
+
+// separator reads what follows a member or element: a comma (more follow) or
+// closing, which ends the container (done); anything else is not JSON (!ok).
+func (s *scanner) separator(closing byte) (done, ok bool) {
+	s.space()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		s.space()
+		return false, true
+	case closing:
+		s.i++
+		return true, true
+	}
+	return false, false
 }
 
 // value scans the value at s.i, inside a container at depth.
