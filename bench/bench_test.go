@@ -20,6 +20,10 @@ import (
 //
 //	go test -run='^$' -bench=. -benchtime=2x -count=2 ./bench/
 //	COSMOSCTL_BENCH_N=100000 go test -run='^$' -bench=. -benchtime=2x -count=2 -timeout=60m ./bench/
+//
+// COSMOSCTL_BENCH_ONLY=cosmosctl (or sdk, or floor) runs one implementation alone, for a
+// profile of it (-cpuprofile, -memprofile) without the others' work; it reports that
+// implementation's figures and no ratios.
 
 func BenchmarkImportCreate(b *testing.B) { benchWorkload(b, "ImportCreate") }
 func BenchmarkImportUpsert(b *testing.B) { benchWorkload(b, "ImportUpsert") }
@@ -69,21 +73,32 @@ func TestMain(m *testing.M) {
 }
 
 func benchWorkload(b *testing.B, name string) {
+	only := benchOnly(b) // before pointCommandsAt clears the COSMOSCTL_ variables
 	s := sharedSuite(b)
 	s.pointCommandsAt(b)
 	w := s.workload(b, name)
 	ctx := context.Background()
+	// The implementations this run measures: the workload's, or the one named.
+	var runs []int
+	for i, im := range w.impls {
+		if im.run != nil && (only < 0 || i == only) {
+			runs = append(runs, i)
+		}
+	}
+	if len(runs) == 0 {
+		b.Skipf("%s has no %s implementation", name, implNames[only])
+	}
 	// One unmeasured run of each first: the code, the emulator's pools and the heap warm.
-	for _, im := range w.impls {
-		if _, err := s.runOnce(ctx, w, im); err != nil {
+	for _, i := range runs {
+		if _, err := s.runOnce(ctx, w, w.impls[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	var sum [3]measurement
+	var sum [nImpls]measurement
 	for b.Loop() {
 		r := int(round.Add(1))
-		for k := range 3 {
-			i := (r + k) % 3
+		for k := range runs {
+			i := runs[(r+k)%len(runs)]
 			m, err := s.runOnce(ctx, w, w.impls[i])
 			if err != nil {
 				b.Fatal(err)
@@ -93,16 +108,37 @@ func benchWorkload(b *testing.B, name string) {
 		}
 	}
 	items := float64(b.N) * float64(s.n)
-	for i, name := range implNames {
-		b.ReportMetric(float64(sum[i].wall.Nanoseconds())/items, name+"-wall-ns/item")
-		b.ReportMetric(float64(sum[i].cpu.Nanoseconds())/items, name+"-cpu-ns/item")
+	for _, i := range runs {
+		b.ReportMetric(float64(sum[i].wall.Nanoseconds())/items, implNames[i]+"-wall-ns/item")
+		b.ReportMetric(float64(sum[i].cpu.Nanoseconds())/items, implNames[i]+"-cpu-ns/item")
 	}
-	ratio := func(a, b time.Duration) float64 { return float64(a) / float64(b) }
-	b.ReportMetric(ratio(sum[cosmosctlImpl].wall, sum[floorImpl].wall), "wall-cosmosctl/floor")
-	b.ReportMetric(ratio(sum[cosmosctlImpl].cpu, sum[floorImpl].cpu), "cpu-cosmosctl/floor")
-	b.ReportMetric(ratio(sum[cosmosctlImpl].wall, sum[sdkImpl].wall), "wall-cosmosctl/sdk")
-	b.ReportMetric(ratio(sum[cosmosctlImpl].cpu, sum[sdkImpl].cpu), "cpu-cosmosctl/sdk")
-	b.ReportMetric(0, "ns/op") // the three runs' sum, set-up included: no one's figure
+	b.ReportMetric(0, "ns/op") // the runs' sum, set-up included: no one's figure
+	if only >= 0 {
+		return
+	}
+	for _, i := range runs[1:] {
+		b.ReportMetric(float64(sum[cosmosctlImpl].wall)/float64(sum[i].wall), "wall-cosmosctl/"+implNames[i])
+		b.ReportMetric(float64(sum[cosmosctlImpl].cpu)/float64(sum[i].cpu), "cpu-cosmosctl/"+implNames[i])
+	}
+}
+
+// onlyEnv is COSMOSCTL_BENCH_ONLY as the process started (the benchmarks clear the
+// COSMOSCTL_ variables for the commands they run).
+var onlyEnv = os.Getenv("COSMOSCTL_BENCH_ONLY")
+
+// benchOnly is the implementation COSMOSCTL_BENCH_ONLY names, or -1 (all of them).
+func benchOnly(tb testing.TB) int {
+	v := onlyEnv
+	if v == "" {
+		return -1
+	}
+	for i, name := range implNames {
+		if v == name {
+			return i
+		}
+	}
+	tb.Fatalf("COSMOSCTL_BENCH_ONLY=%q: want one of %s", v, strings.Join(implNames[:], ", "))
+	return -1
 }
 
 func (s *suite) workload(tb testing.TB, name string) workload {
@@ -125,6 +161,9 @@ func TestEveryImplementationDoesTheWork(t *testing.T) {
 	ctx := context.Background()
 	for _, w := range s.workloads() {
 		for _, im := range w.impls {
+			if im.run == nil {
+				continue
+			}
 			t.Run(w.name+"/"+im.name, func(t *testing.T) {
 				if _, err := s.runOnce(ctx, w, im); err != nil {
 					t.Fatal(err)
@@ -134,7 +173,7 @@ func TestEveryImplementationDoesTheWork(t *testing.T) {
 	}
 
 	short := impl{name: "short", run: func(ctx context.Context, container string) (int, error) {
-		n, err := s.floorQuery(ctx, container)
+		n, err := s.floorQuery(false)(ctx, container)
 		return n - 1, err
 	}}
 	if _, err := s.runOnce(ctx, workload{name: "QueryAll"}, short); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d items, want %d", n-1, n)) {

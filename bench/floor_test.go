@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/internal/docfeed"
 )
 
 // The floor: what the work costs on the wire, hand-made REST requests signed with the
@@ -20,6 +21,13 @@ import (
 // same concurrency as the others, no engine, no retries, no hedging, no diagnostics,
 // bodies read to io.Discard (the counts come from x-ms-item-count). Any error ends the
 // run. A new HTTP client (connection pool) each run, as a command's process has.
+//
+// floor-lines, the read workloads' second floor, is the least a tool that prints the
+// items must add to that: each page's body read into memory, its Documents array split
+// into items (internal/docfeed, the one pass that finds where each item ends, which
+// needs to follow strings and nesting as much as checking them does), and the items
+// written as lines, one write a page, counted as lines. No compaction (the service
+// sends items compact), no checkpoint, no ordering.
 
 // floorClient is one run's connections and signing.
 type floorClient struct {
@@ -130,11 +138,18 @@ func (s *suite) floorImport(upsert bool) func(context.Context, string) (int, err
 
 // floorChanges reads each range's change feed from the beginning, one reader per
 // range, pages of readPageSize, each next page asked for with the last one's etag,
-// until the range answers 304.
-func (s *suite) floorChanges(ctx context.Context, container string) (int, error) {
+// until the range answers 304; with lines, as floor-lines.
+func (s *suite) floorChanges(lines bool) func(context.Context, string) (int, error) {
+	return func(ctx context.Context, container string) (int, error) {
+		return s.floorChangesRun(ctx, container, lines)
+	}
+}
+
+func (s *suite) floorChangesRun(ctx context.Context, container string, lines bool) (int, error) {
 	f := s.newFloorClient()
 	defer f.close()
 	path := "/dbs/" + database + "/colls/" + container + "/docs"
+	out := &lineWriter{}
 	return perRange(ctx, s, container, f, func(ctx context.Context, rangeID string) (int, error) {
 		items, etag := 0, ""
 		for {
@@ -149,13 +164,12 @@ func (s *suite) floorChanges(ctx context.Context, container string) (int, error)
 			if err != nil {
 				return items, err
 			}
-			discard(resp)
+			n, err := consume(resp, lines, out)
+			if err != nil {
+				return items, err
+			}
 			if resp.StatusCode == http.StatusNotModified {
 				return items, nil
-			}
-			n, err := strconv.Atoi(resp.Header.Get(cosmos.HeaderItemCount))
-			if err != nil {
-				return items, fmt.Errorf("a change feed page without %s", cosmos.HeaderItemCount)
 			}
 			items += n
 			etag = resp.Header.Get(cosmos.HeaderETag)
@@ -164,10 +178,18 @@ func (s *suite) floorChanges(ctx context.Context, container string) (int, error)
 }
 
 // floorQuery runs SELECT * FROM c on each range, one reader per range, pages of
-// readPageSize, following x-ms-continuation: the floor of both query --all and export.
-func (s *suite) floorQuery(ctx context.Context, container string) (int, error) {
+// readPageSize, following x-ms-continuation: the floor of both query --all and export;
+// with lines, as floor-lines.
+func (s *suite) floorQuery(lines bool) func(context.Context, string) (int, error) {
+	return func(ctx context.Context, container string) (int, error) {
+		return s.floorQueryRun(ctx, container, lines)
+	}
+}
+
+func (s *suite) floorQueryRun(ctx context.Context, container string, lines bool) (int, error) {
 	f := s.newFloorClient()
 	defer f.close()
+	out := &lineWriter{}
 	path := "/dbs/" + database + "/colls/" + container + "/docs"
 	body := []byte(`{"query":"SELECT * FROM c","parameters":[]}`)
 	return perRange(ctx, s, container, f, func(ctx context.Context, rangeID string) (int, error) {
@@ -186,10 +208,9 @@ func (s *suite) floorQuery(ctx context.Context, container string) (int, error) {
 			if err != nil {
 				return items, err
 			}
-			discard(resp)
-			n, err := strconv.Atoi(resp.Header.Get(cosmos.HeaderItemCount))
+			n, err := consume(resp, lines, out)
 			if err != nil {
-				return items, fmt.Errorf("a query page without %s", cosmos.HeaderItemCount)
+				return items, err
 			}
 			items += n
 			if continuation = resp.Header.Get(cosmos.HeaderContinuation); continuation == "" {
@@ -197,6 +218,61 @@ func (s *suite) floorQuery(ctx context.Context, container string) (int, error) {
 			}
 		}
 	})
+}
+
+// consume reads a page's body and returns its items: discarded and counted from
+// x-ms-item-count, or, with lines, split into items written to out as lines and counted
+// as they were written. A 304 has none.
+func consume(resp *http.Response, lines bool, out *lineWriter) (int, error) {
+	if !lines {
+		discard(resp)
+		if resp.StatusCode == http.StatusNotModified {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(resp.Header.Get(cosmos.HeaderItemCount))
+		if err != nil {
+			return 0, fmt.Errorf("a page without %s", cosmos.HeaderItemCount)
+		}
+		return n, nil
+	}
+	var body bytes.Buffer
+	if resp.ContentLength > 0 {
+		body.Grow(int(resp.ContentLength) + 1)
+	}
+	_, err := body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode == http.StatusNotModified {
+		return 0, err
+	}
+	items, err := docfeed.Items(body.Bytes())
+	if err != nil {
+		return 0, err
+	}
+	size := len(items)
+	for _, it := range items {
+		size += len(it)
+	}
+	page := make([]byte, 0, size)
+	for _, it := range items {
+		page = append(append(page, it...), '\n')
+	}
+	return out.write(page), nil
+}
+
+// lineWriter stands for stdout: it counts the lines written to it and keeps nothing.
+// The readers of all ranges write to it, one page a write.
+type lineWriter struct {
+	mu    sync.Mutex
+	lines int
+}
+
+// write writes a page of lines and returns how many it held.
+func (w *lineWriter) write(p []byte) int {
+	n := bytes.Count(p, []byte{'\n'})
+	w.mu.Lock()
+	w.lines += n
+	w.mu.Unlock()
+	return n
 }
 
 // perRange runs read on every range of the container at once and adds up the items.

@@ -40,14 +40,18 @@ type impl struct {
 	run  func(ctx context.Context, container string) (int, error)
 }
 
-// The three implementations, in this order in every workload.
+// The implementations, in this order in every workload. floor-lines is the read
+// workloads' second floor: the floor's requests, with each page's items split out and
+// written as lines (see floorLines); a write workload has none.
 const (
 	cosmosctlImpl = iota
 	sdkImpl
 	floorImpl
+	floorLinesImpl
+	nImpls
 )
 
-var implNames = [3]string{"cosmosctl", "sdk", "floor"}
+var implNames = [nImpls]string{"cosmosctl", "sdk", "floor", "floor-lines"}
 
 // workload is one piece of work done three ways.
 type workload struct {
@@ -55,7 +59,7 @@ type workload struct {
 	// write: each run gets a new, empty container of its own (created before, checked
 	// and deleted after, outside the measurement); reads all read readContainer.
 	write bool
-	impls [3]impl
+	impls [nImpls]impl // an implementation with no run is not part of the workload
 }
 
 // suite is one emulator loaded with n items to read, the import input of n lines, and
@@ -118,16 +122,19 @@ func (s *suite) pointCommandsAt(tb testing.TB) {
 
 func (s *suite) workloads() []workload {
 	return []workload{
-		{name: "ImportCreate", write: true, impls: [3]impl{
-			{"cosmosctl", s.cosmosctlImport("create")}, {"sdk", s.sdkImport(false)}, {"floor", s.floorImport(false)}}},
-		{name: "ImportUpsert", write: true, impls: [3]impl{
-			{"cosmosctl", s.cosmosctlImport("upsert")}, {"sdk", s.sdkImport(true)}, {"floor", s.floorImport(true)}}},
-		{name: "Changes", impls: [3]impl{
-			{"cosmosctl", s.cosmosctlRead("changes", "-o", "ndjson")}, {"sdk", s.sdkChanges}, {"floor", s.floorChanges}}},
-		{name: "Export", impls: [3]impl{
-			{"cosmosctl", s.cosmosctlRead("export")}, {"sdk", s.sdkQuery}, {"floor", s.floorQuery}}},
-		{name: "QueryAll", impls: [3]impl{
-			{"cosmosctl", s.cosmosctlRead("query", "SELECT * FROM c", "--all", "-o", "ndjson")}, {"sdk", s.sdkQuery}, {"floor", s.floorQuery}}},
+		{name: "ImportCreate", write: true, impls: [nImpls]impl{
+			{"cosmosctl", s.cosmosctlImport("create")}, {"sdk", s.sdkImport(false)}, {"floor", s.floorImport(false)}, {}}},
+		{name: "ImportUpsert", write: true, impls: [nImpls]impl{
+			{"cosmosctl", s.cosmosctlImport("upsert")}, {"sdk", s.sdkImport(true)}, {"floor", s.floorImport(true)}, {}}},
+		{name: "Changes", impls: [nImpls]impl{
+			{"cosmosctl", s.cosmosctlRead("changes", "-o", "ndjson")}, {"sdk", s.sdkChanges},
+			{"floor", s.floorChanges(false)}, {"floor-lines", s.floorChanges(true)}}},
+		{name: "Export", impls: [nImpls]impl{
+			{"cosmosctl", s.cosmosctlRead("export")}, {"sdk", s.sdkQuery},
+			{"floor", s.floorQuery(false)}, {"floor-lines", s.floorQuery(true)}}},
+		{name: "QueryAll", impls: [nImpls]impl{
+			{"cosmosctl", s.cosmosctlRead("query", "SELECT * FROM c", "--all", "-o", "ndjson")}, {"sdk", s.sdkQuery},
+			{"floor", s.floorQuery(false)}, {"floor-lines", s.floorQuery(true)}}},
 	}
 }
 

@@ -29,6 +29,9 @@ type fakeContainer struct {
 	sends       int
 	sentBefore  map[string]bool
 	throttle    map[string]time.Duration
+	// withContent counts the writes that asked for the document back (no
+	// MinimalResponse): an import prints none.
+	withContent int
 }
 
 func newFakeContainer() *fakeContainer {
@@ -39,6 +42,9 @@ func (f *fakeContainer) Execute(ctx context.Context, op engine.Operation) (*engi
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sends++
+	if !op.MinimalResponse {
+		f.withContent++
+	}
 	res := &engine.Result{Diagnostics: &engine.Diagnostics{RequestCharge: 5}}
 	if d, ok := f.throttle[op.ID]; ok && op.Throttled != nil {
 		delete(f.throttle, op.ID)

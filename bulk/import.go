@@ -508,6 +508,7 @@ func write(ctx context.Context, o *Options, t *tracker, j job, sentBefore bool) 
 		op := o.Write
 		op.Database, op.Container = o.Target.Database, o.Target.Container
 		op.ID, op.PartitionKey, op.Body, op.Document = j.id, j.pk, j.body, j.doc
+		op.MinimalResponse = true // an import prints no document
 		op.Throttled = func(d time.Duration) {
 			throttles.Add(1)
 			o.Limiter.Throttled(d)

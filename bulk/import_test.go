@@ -36,6 +36,9 @@ func TestEveryLineIsWrittenOnceAndCounted(t *testing.T) {
 	if len(c.sentBefore) != 0 {
 		t.Fatalf("a first run's writes were not sent before: %v", c.sentBefore)
 	}
+	if c.withContent != 0 {
+		t.Fatalf("%d of %d writes asked for the document back (Prefer: return=minimal unsent)", c.withContent, c.sends)
+	}
 }
 
 func TestBadLinesAreRejectedWithTheirLineNumberAndDoNotStopTheImport(t *testing.T) {

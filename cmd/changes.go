@@ -410,7 +410,7 @@ func (r *changesRun) next(ctx context.Context) (*changefeed.Batch, error) {
 
 func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
 	if r.ndjson {
-		return output.WriteChangeLines(r.io.Out, items)
+		return output.WriteItemLines(r.io.Out, items)
 	}
 	rows := make([]output.ChangeRow, len(items))
 	for i, it := range items {

@@ -113,3 +113,32 @@ func TestTheRegionsReportShowsTheAccountsConsistency(t *testing.T) {
 		t.Errorf("consistency %q, want the account's ConsistentPrefix", rep.Consistency)
 	}
 }
+
+// MinimalResponse asks for no document back on the writes that would send one, and
+// the emulator then answers with the status and headers alone.
+func TestMinimalResponseAsksWritesForNoDocument(t *testing.T) {
+	pk, _ := cosmos.PK("a")
+	for _, kind := range []OpKind{OpCreate, OpUpsert, OpReplace, OpPatch, OpDelete, OpRead} {
+		for _, minimal := range []bool{false, true} {
+			op := Operation{Kind: kind, Database: "db", Container: "c", ID: "1", PartitionKey: pk, MinimalResponse: minimal}
+			want := ""
+			if minimal && kind != OpDelete && kind != OpRead {
+				want = cosmos.PreferMinimal
+			}
+			if got := buildRequest(&op, false).Header.Get(cosmos.HeaderPrefer); got != want {
+				t.Errorf("%s, MinimalResponse %v: Prefer %q, want %q", kind, minimal, got, want)
+			}
+		}
+	}
+	c := consistencyClient(t, "Session")
+	for _, minimal := range []bool{false, true} {
+		res, err := c.Execute(context.Background(), Operation{Kind: OpUpsert, Database: "db", Container: "c",
+			Body: []byte(`{"id":"2","pk":"a"}`), MinimalResponse: minimal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if minimal != (len(res.Body) == 0) {
+			t.Errorf("an upsert with MinimalResponse %v answered %q", minimal, res.Body)
+		}
+	}
+}

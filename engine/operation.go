@@ -68,6 +68,13 @@ type Operation struct {
 	// be the scan of Body itself (the same bytes, not a copy), else it is ignored; nil
 	// lets the engine scan Body.
 	Document *Document
+	// MinimalResponse asks the service not to send a create's, upsert's, replace's or
+	// patch's document back (Prefer: return=minimal): the answer is the status and the
+	// headers, for a caller that prints no document (an import). The Go SDK sends it on
+	// every write unless asked for the content (azcosmos ItemOptions
+	// EnableContentResponseOnWrite), the .NET SDK when EnableContentResponseOnWrite is
+	// false.
+	MinimalResponse bool
 	// IfMatch makes replace, delete and patch conditional on the item's etag.
 	IfMatch string
 	// ExcludeRegions are removed from the preferred regions for this operation.

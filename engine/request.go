@@ -302,6 +302,9 @@ func buildKindRequest(op *Operation, multiWrite bool) *cosmos.Request {
 	}
 	if op.Kind.IsWrite() {
 		req.Body = op.Body
+		if op.MinimalResponse && op.Kind != OpDelete {
+			req.Header.Set(cosmos.HeaderPrefer, cosmos.PreferMinimal)
+		}
 		if multiWrite {
 			req.Header.Set(cosmos.HeaderAllowTentativeWrites, "true")
 		}

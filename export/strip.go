@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
 // SystemProperties are the properties the service adds to every item: --strip-system
@@ -25,10 +27,11 @@ const TrackingIDProperty = "_trackingId"
 func appendLine(dst *bytes.Buffer, item json.RawMessage, drop map[string]bool) error {
 	item = bytes.TrimSpace(item)
 	if len(drop) == 0 || len(item) == 0 || item[0] != '{' || !bytes.Contains(item, []byte(`"_`)) {
-		if err := json.Compact(dst, item); err != nil {
+		line, err := jsonenc.AppendCompact(dst.AvailableBuffer(), item)
+		if err != nil {
 			return fmt.Errorf("an item is not valid JSON: %w", err)
 		}
-		dst.WriteByte('\n')
+		dst.Write(append(line, '\n'))
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(item))

@@ -1,10 +1,8 @@
 package output
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -131,26 +129,6 @@ func ErrorOf(err error) *ErrorObject {
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// WriteItemLines writes items as NDJSON, one compact item a line, in one write, so that
-// a page reaches a reader (`| jq`) whole and at once.
-func WriteItemLines(w io.Writer, items []json.RawMessage) error {
-	// Sized once: growing by doubling cost a page of 1,000 items more than compacting it.
-	size := len(items)
-	for _, it := range items {
-		size += len(it)
-	}
-	var buf bytes.Buffer
-	buf.Grow(size)
-	for _, it := range items {
-		if err := json.Compact(&buf, it); err != nil {
-			buf.Write(bytes.TrimSpace(it))
-		}
-		buf.WriteByte('\n')
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
-}
 
 // QuerySummary is the line a query ends with on a terminal: what it read, what it cost,
 // where from, how long it took.
