@@ -3,6 +3,7 @@ package cosmos
 import (
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -12,10 +13,25 @@ func TestMasterKeySignatureMatchesMicrosoftVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := k.Signature("GET", "dbs", "dbs/ToDoList", "Thu, 27 Apr 2017 00:51:12 GMT")
-	if want := "c09PEVJrgp2uQRkr934kFbTqhByc7TVr3OHyqlu+c+c="; got != want {
+	const want = "c09PEVJrgp2uQRkr934kFbTqhByc7TVr3OHyqlu+c+c="
+	if got := k.Signature("GET", "dbs", "dbs/ToDoList", "Thu, 27 Apr 2017 00:51:12 GMT"); got != want {
 		t.Fatalf("signature = %s, want %s", got, want)
 	}
+	// The HMAC states are reused: every signature, after others and beside others, is
+	// still the vector's, and a long resource link signs as a short one does.
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				k.Signature("POST", "docs", "dbs/d/colls/c/"+strings.Repeat("x", g*100+i), "Mon, 30 Nov 2026 03:21:17 GMT")
+				if got := k.Signature("GET", "dbs", "dbs/ToDoList", "Thu, 27 Apr 2017 00:51:12 GMT"); got != want {
+					t.Errorf("signature after others = %s, want %s", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestAuthorizeRoundTripsThroughParse(t *testing.T) {

@@ -22,6 +22,9 @@ func TestReadBodyReadsTheWholeBodyUpToTheLimit(t *testing.T) {
 				if err != nil || !bytes.Equal(got, body) {
 					t.Fatalf("%d bytes, Content-Length %d, %s: got %d bytes, %v", n, cl, name, len(got), err)
 				}
+				if n > 64<<10 && cap(got) > n+n/4 {
+					t.Fatalf("%d bytes, Content-Length %d, %s: kept in a buffer of %d", n, cl, name, cap(got))
+				}
 			}
 		}
 	}

@@ -263,7 +263,9 @@ func ParseRequestDuration(v string) time.Duration {
 
 // readBody reads a response body of at most limit bytes. It sizes its buffer from the
 // Content-Length when there is one, and otherwise doubles it from 4 KiB: io.ReadAll's
-// small steps copied a 1,000-item page some twenty times.
+// small steps copied a 1,000-item page some twenty times. A large body that left more
+// than a quarter of its buffer unused is copied into one of its size: the body is kept
+// as long as the items sliced from it, and a page's memory is what a page holds.
 func readBody(body io.Reader, contentLength, limit int64) ([]byte, error) {
 	size := int64(4 << 10)
 	if contentLength >= 0 {
@@ -280,6 +282,9 @@ func readBody(body io.Reader, contentLength, limit int64) ([]byte, error) {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
+			if len(buf) > 64<<10 && cap(buf)-len(buf) > len(buf)/4 {
+				buf = append([]byte(nil), buf...)
+			}
 			return buf, nil
 		}
 		if err != nil {
