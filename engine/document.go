@@ -96,6 +96,24 @@ func ScanDocument(b []byte) (*Document, bool) {
 // Bytes is the document as it was scanned.
 func (d *Document) Bytes() []byte { return d.raw }
 
+// Members is the number of the document's top-level members, duplicates included.
+func (d *Document) Members() int { return len(d.members) }
+
+// Member is the document's i-th top-level member, in the document's order: its key as
+// written, quotes included; whether that key has a backslash escape (then it reads
+// otherwise than it is written: Key decodes it); and its value as written.
+func (d *Document) Member(i int) (rawKey, value []byte, escaped bool) {
+	m := d.members[i]
+	return d.raw[m.key:m.keyEnd], d.raw[m.value:m.valueEnd], m.escaped
+}
+
+// Key is the i-th member's key as encoding/json reads it.
+func (d *Document) Key(i int) string {
+	m := d.members[i]
+	k, _ := d.stringAt(m.key, m.keyEnd)
+	return k
+}
+
 // ID is the value of the document's "id" (the last one, if it has several) when it is a
 // string; ok is false when there is none or it is not a string.
 func (d *Document) ID() (id string, ok bool) { return d.id, d.idIsString }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/clock"
+	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 )
 
@@ -416,4 +417,87 @@ func TestTheLimiterHoldsAnExportToItsCap(t *testing.T) {
 	if res := <-done; res.RequestCharge > 21*50 {
 		t.Fatalf("charged %v", res.RequestCharge)
 	}
+}
+
+// stripItems are objects whose stripped lines the document scanner's path must write
+// exactly as the json.Decoder path does: escaped keys (one that unescapes to a dropped
+// name), duplicate keys, U+2028 in a key and in a value, HTML characters, white space
+// everywhere, nested system properties, empty objects, numbers as written.
+var stripItems = []string{
+	`{"id":"a","_rid":"x","_self":"s","_etag":"\"e\"","_ts":1,"_attachments":"at/","n":1}`,
+	`{ "id" : "b" , "_rid" : "x" , "nested" : { "_rid" : "kept" , "a" : [ 1 , 2 ] } }`,
+	`{"\u005frid":"escaped, dropped","i\u0064":"escaped id, kept","_etag":"e"}`,
+	`{"_rid":"1","_rid":"2","x":1,"x":2}`,
+	"{\"key\u2028with line separator\":\"v\u2029\",\"_ts\":5}",
+	`{"a<b":"&","_trackingId":"t","q":"\\\"","e":"\u00e9"}`,
+	`{"_rid":"only"}`,
+	`{}`,
+	`{"big":12345678901234567890,"f":1.50,"neg":-0.0e+1,"_ts":1}`,
+	"{\"id\":\"tabs\",\n\t\"_rid\":\r\n\"x\",\"arr\":[ ]}",
+}
+
+func TestStripByTheScannerWritesWhatTheDecoderWrites(t *testing.T) {
+	drop := map[string]bool{"_rid": true, "_self": true, "_etag": true, "_ts": true, "_attachments": true, "_trackingId": true}
+	for _, it := range stripItems {
+		doc, ok := engine.ScanDocument([]byte(it))
+		if !ok {
+			t.Fatalf("the scanner refused %s", it)
+		}
+		var want bytes.Buffer
+		if err := appendStrippedDecoded(&want, json.RawMessage(it), drop); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendStripped(nil, doc, drop); string(got) != want.String() {
+			t.Errorf("%s:\nscanner %s\ndecoder %s", it, got, want.String())
+		}
+	}
+}
+
+func FuzzStripByTheScanner(f *testing.F) {
+	for _, it := range stripItems {
+		f.Add([]byte(it))
+	}
+	drop := map[string]bool{"_rid": true, "_ts": true, "a": true}
+	f.Fuzz(func(t *testing.T, item []byte) {
+		doc, ok := engine.ScanDocument(item)
+		if !ok {
+			return
+		}
+		var want bytes.Buffer
+		if err := appendStrippedDecoded(&want, item, drop); err != nil {
+			t.Fatalf("%q: the scanner took what the decoder refuses: %v", item, err)
+		}
+		if got := appendStripped(nil, doc, drop); string(got) != want.String() {
+			t.Fatalf("%q:\nscanner %q\ndecoder %q", item, got, want.String())
+		}
+	})
+}
+
+// appendLine with --strip-system on a service-shaped item: the scanner's path against
+// the json.Decoder path it replaced.
+func BenchmarkStripSystem(b *testing.B) {
+	item := json.RawMessage(`{"id":"b000123","pk":"p5","n":42,"g":"g3","pad":"0123456789abcdef0123456789abcdef","_rid":"abcdefghijklmnop==","_self":"dbs/abc==/colls/abc=/docs/abcdefghijklmnop==/","_etag":"\"00000000-0000-0000-0000-000000000000\"","_attachments":"attachments/","_ts":1764979200}`)
+	drop := map[string]bool{}
+	for _, p := range SystemProperties {
+		drop[p] = true
+	}
+	var buf bytes.Buffer
+	b.Run("scanner", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := appendLine(&buf, item, drop); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := appendStrippedDecoded(&buf, item, drop); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

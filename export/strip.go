@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
@@ -34,6 +35,55 @@ func appendLine(dst *bytes.Buffer, item json.RawMessage, drop map[string]bool) e
 		dst.Write(append(line, '\n'))
 		return nil
 	}
+	if doc, ok := engine.ScanDocument(item); ok {
+		dst.Write(appendStripped(dst.AvailableBuffer(), doc, drop))
+		return nil
+	}
+	return appendStrippedDecoded(dst, item, drop)
+}
+
+// appendStripped is appendLine's line for an object the document scanner read (valid
+// JSON and UTF-8): its members in order but those drop names, keys as they are written
+// unless encoding/json would write them otherwise (an escape, U+2028 or U+2029), values
+// compacted. It is what appendStrippedDecoded writes, without decoding every member
+// through a json.Decoder (most of an export --strip-system's time).
+func appendStripped(dst []byte, doc *engine.Document, drop map[string]bool) []byte {
+	dst = append(dst, '{')
+	first := true
+	for i := range doc.Members() {
+		rawKey, value, escaped := doc.Member(i)
+		reencode := escaped || bytes.IndexByte(rawKey, 0xE2) >= 0 // U+2028 and U+2029 start with E2
+		var dropped bool
+		if reencode {
+			dropped = drop[doc.Key(i)]
+		} else {
+			dropped = drop[string(rawKey[1:len(rawKey)-1])]
+		}
+		if dropped {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		if reencode {
+			var b bytes.Buffer
+			writeKey(&b, doc.Key(i))
+			dst = append(dst, b.Bytes()...)
+		} else {
+			dst = append(dst, rawKey...)
+		}
+		dst = append(dst, ':')
+		// The scan validated the value: json.Compact cannot refuse it.
+		dst, _ = jsonenc.AppendCompact(dst, value)
+	}
+	return append(dst, '}', '\n')
+}
+
+// appendStrippedDecoded is appendLine's line for an object, member by member through a
+// json.Decoder: for what the document scanner does not read, and the reference its
+// fast path is held to.
+func appendStrippedDecoded(dst *bytes.Buffer, item json.RawMessage, drop map[string]bool) error {
 	dec := json.NewDecoder(bytes.NewReader(item))
 	if _, err := dec.Token(); err != nil { // {
 		return fmt.Errorf("an item is not valid JSON: %w", err)
