@@ -14,6 +14,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/internal/docfeed"
+	"github.com/google/uuid"
 )
 
 // The floor: what the work costs on the wire, hand-made REST requests signed with the
@@ -105,12 +106,17 @@ func (s *suite) ranges(ctx context.Context, container string, hc *http.Client) (
 
 // floorImport writes every line of the import input with importConcurrency POSTs in
 // flight, each with the partition key read from its line (the least a client must
-// parse) and Prefer: return=minimal, as the SDK sends: 201 counts.
+// parse) and Prefer: return=minimal, as the SDK sends: 201 counts. A create writes the
+// document cosmosctl's create writes: the line with a _trackingId of the same length
+// spliced in before its closing brace (a run id, a colon, the line's number), so that
+// the service stores and indexes the same bytes for both; an upsert writes the line.
 func (s *suite) floorImport(upsert bool) func(context.Context, string) (int, error) {
 	return func(ctx context.Context, container string) (int, error) {
 		f := s.newFloorClient()
 		defer f.close()
 		path := "/dbs/" + database + "/colls/" + container + "/docs"
+		runID := uuid.NewString()
+		var lineNo atomic.Int64
 		return forEachLine(ctx, s.importFile, func(ctx context.Context, line []byte) error {
 			var key struct {
 				PK string `json:"pk"`
@@ -123,10 +129,19 @@ func (s *suite) floorImport(upsert bool) func(context.Context, string) (int, err
 			h.Set("Content-Type", "application/json")
 			h.Set(cosmos.HeaderPartitionKey, string(pk))
 			h.Set(cosmos.HeaderPrefer, cosmos.PreferMinimal)
+			body := line
 			if upsert {
 				h.Set(cosmos.HeaderIsUpsert, "True")
+			} else {
+				body = make([]byte, 0, len(line)+64)
+				body = append(body, line[:len(line)-1]...)
+				body = append(body, `,"_trackingId":"`...)
+				body = append(body, runID...)
+				body = append(body, ':')
+				body = strconv.AppendInt(body, lineNo.Add(1), 10)
+				body = append(body, `"}`...)
 			}
-			resp, err := f.do(ctx, http.MethodPost, path, h, line, http.StatusCreated)
+			resp, err := f.do(ctx, http.MethodPost, path, h, body, http.StatusCreated)
 			if err != nil {
 				return err
 			}

@@ -154,6 +154,14 @@ func (pk PartitionKey) JSON() string {
 }
 
 func writeASCIIString(b *strings.Builder, s string) {
+	if plainASCII(s) {
+		// What the rest writes for it, without encoding/json: every header of a write
+		// carries its key.
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc, _ := json.Marshal(s)
 	for _, r := range string(enc) {
 		if r < 0x80 {
@@ -167,6 +175,18 @@ func writeASCIIString(b *strings.Builder, s string) {
 		}
 		fmt.Fprintf(b, `\u%04x`, r)
 	}
+}
+
+// plainASCII reports a string that json.Marshal writes as it is between quotes:
+// printable ASCII without a quote, a backslash or the HTML characters it escapes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // String is a short human form for diagnostics.

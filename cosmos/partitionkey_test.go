@@ -1,6 +1,8 @@
 package cosmos
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -113,4 +115,36 @@ func FuzzParsePartitionKeyJSON(f *testing.F) {
 		}
 		_ = EffectivePartitionKey(pk)
 	})
+}
+
+// A string key's header text is the same with or without the plain-ASCII shortcut:
+// every ASCII character alone and in company, HTML characters, escapes, non-ASCII.
+func TestPartitionKeyStringHeaderTextIsJSONMarshalsInASCII(t *testing.T) {
+	slow := func(s string) string {
+		enc, _ := json.Marshal(s)
+		var b strings.Builder
+		for _, r := range string(enc) {
+			switch {
+			case r < 0x80:
+				b.WriteRune(r)
+			case r > 0xFFFF:
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+			default:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		}
+		return b.String()
+	}
+	cases := []string{"", "tenant-1", "a b", "<&>", `q"uote`, `back\slash`, "é", "😀", "\u2028", "\x7f", "tab\t"}
+	for c := 0; c < 0x80; c++ {
+		cases = append(cases, string(rune(c)), "key"+string(rune(c))+"end")
+	}
+	for _, s := range cases {
+		var b strings.Builder
+		writeASCIIString(&b, s)
+		if want := slow(s); b.String() != want {
+			t.Errorf("%q: %s, want %s", s, b.String(), want)
+		}
+	}
 }
