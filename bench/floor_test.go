@@ -27,8 +27,9 @@ import (
 // items must add to that: each page's body read into memory, its Documents array split
 // into items (internal/docfeed, the one pass that finds where each item ends, which
 // needs to follow strings and nesting as much as checking them does), and the items
-// written as lines, one write a page, counted as lines. No compaction (the service
-// sends items compact), no checkpoint, no ordering.
+// written as lines, one write a page, counted as lines, each reader reusing its body and
+// page buffers from page to page. No compaction (the service sends items compact), no
+// checkpoint, no ordering.
 
 // floorClient is one run's connections and signing.
 type floorClient struct {
@@ -167,6 +168,7 @@ func (s *suite) floorChangesRun(ctx context.Context, container string, lines boo
 	out := &lineWriter{}
 	return perRange(ctx, s, container, f, func(ctx context.Context, rangeID string) (int, error) {
 		items, etag := 0, ""
+		var bufs pageBuffers
 		for {
 			h := http.Header{}
 			h.Set(cosmos.HeaderAIM, "Incremental feed")
@@ -179,7 +181,7 @@ func (s *suite) floorChangesRun(ctx context.Context, container string, lines boo
 			if err != nil {
 				return items, err
 			}
-			n, err := consume(resp, lines, out)
+			n, err := consume(resp, lines, out, &bufs)
 			if err != nil {
 				return items, err
 			}
@@ -209,6 +211,7 @@ func (s *suite) floorQueryRun(ctx context.Context, container string, lines bool)
 	body := []byte(`{"query":"SELECT * FROM c","parameters":[]}`)
 	return perRange(ctx, s, container, f, func(ctx context.Context, rangeID string) (int, error) {
 		items, continuation := 0, ""
+		var bufs pageBuffers
 		for {
 			h := http.Header{}
 			h.Set(cosmos.HeaderIsQuery, "True")
@@ -223,7 +226,7 @@ func (s *suite) floorQueryRun(ctx context.Context, container string, lines bool)
 			if err != nil {
 				return items, err
 			}
-			n, err := consume(resp, lines, out)
+			n, err := consume(resp, lines, out, &bufs)
 			if err != nil {
 				return items, err
 			}
@@ -235,10 +238,16 @@ func (s *suite) floorQueryRun(ctx context.Context, container string, lines bool)
 	})
 }
 
+// pageBuffers are one reader's body and page buffers, reused from page to page.
+type pageBuffers struct {
+	body bytes.Buffer
+	page []byte
+}
+
 // consume reads a page's body and returns its items: discarded and counted from
 // x-ms-item-count, or, with lines, split into items written to out as lines and counted
 // as they were written. A 304 has none.
-func consume(resp *http.Response, lines bool, out *lineWriter) (int, error) {
+func consume(resp *http.Response, lines bool, out *lineWriter, bufs *pageBuffers) (int, error) {
 	if !lines {
 		discard(resp)
 		if resp.StatusCode == http.StatusNotModified {
@@ -250,7 +259,8 @@ func consume(resp *http.Response, lines bool, out *lineWriter) (int, error) {
 		}
 		return n, nil
 	}
-	var body bytes.Buffer
+	body := &bufs.body
+	body.Reset()
 	if resp.ContentLength > 0 {
 		body.Grow(int(resp.ContentLength) + 1)
 	}
@@ -263,14 +273,11 @@ func consume(resp *http.Response, lines bool, out *lineWriter) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	size := len(items)
-	for _, it := range items {
-		size += len(it)
-	}
-	page := make([]byte, 0, size)
+	page := bufs.page[:0]
 	for _, it := range items {
 		page = append(append(page, it...), '\n')
 	}
+	bufs.page = page
 	return out.write(page), nil
 }
 

@@ -70,6 +70,17 @@ func (e *NetworkError) Error() string {
 
 func (e *NetworkError) Unwrap() error { return e.Err }
 
+// The canonical keys of the headers Transport.Do sets on every request.
+var (
+	keyDate          = http.CanonicalHeaderKey(HeaderDate)
+	keyVersion       = http.CanonicalHeaderKey(HeaderVersion)
+	keyCapabilities  = http.CanonicalHeaderKey(HeaderSDKSupportedCapabilities)
+	keyActivityID    = http.CanonicalHeaderKey(HeaderActivityID)
+	keyAuthorization = http.CanonicalHeaderKey(HeaderAuthorization)
+	keyUserAgent     = http.CanonicalHeaderKey("User-Agent")
+	keyContentType   = http.CanonicalHeaderKey("Content-Type")
+)
+
 // Transport sends one signed request to one endpoint. It neither retries nor follows
 // regions: the engine decides that, attempt by attempt.
 type Transport struct {
@@ -145,28 +156,33 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	if err != nil {
 		return nil, err
 	}
+	h := hreq.Header
 	for k, vs := range req.Header {
-		hreq.Header[k] = vs
+		h[k] = vs
 	}
-	hreq.Header.Set(HeaderDate, date)
-	if hreq.Header.Get(HeaderVersion) == "" {
-		hreq.Header.Set(HeaderVersion, APIVersion)
+	// The headers every request carries are set by their canonical keys, worked out
+	// once (Header.Set and Get canonicalize the key at every call).
+	h[keyDate] = []string{date}
+	if vs := h[keyVersion]; len(vs) == 0 || vs[0] == "" {
+		h[keyVersion] = []string{APIVersion}
 	}
 	// Every request declares that cosmosctl handles partition merges (its query pipeline
 	// and change feed follow a merged range's keys into the merged range), as the SDKs
 	// with merge support do; an account with merges enabled refuses requests without it.
 	// A caller may set its own value (tests of an account's refusal send none or "0").
-	if _, set := req.Header[http.CanonicalHeaderKey(HeaderSDKSupportedCapabilities)]; !set {
-		hreq.Header.Set(HeaderSDKSupportedCapabilities, SupportedCapabilities)
+	if _, set := h[keyCapabilities]; !set {
+		h[keyCapabilities] = []string{SupportedCapabilities}
 	}
-	if hreq.Header.Get(HeaderActivityID) == "" {
-		hreq.Header.Set(HeaderActivityID, uuid.NewString())
+	if vs := h[keyActivityID]; len(vs) == 0 || vs[0] == "" {
+		h[keyActivityID] = []string{uuid.NewString()}
 	}
 	if t.UserAgent != "" {
-		hreq.Header.Set("User-Agent", t.UserAgent)
+		h[keyUserAgent] = []string{t.UserAgent}
 	}
-	if req.Body != nil && hreq.Header.Get("Content-Type") == "" {
-		hreq.Header.Set("Content-Type", "application/json")
+	if req.Body != nil {
+		if vs := h[keyContentType]; len(vs) == 0 || vs[0] == "" {
+			h[keyContentType] = []string{"application/json"}
+		}
 	}
 	if t.Credential != nil {
 		var auth string
@@ -179,7 +195,7 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		if err != nil {
 			return nil, fmt.Errorf("signing the request: %w", err)
 		}
-		hreq.Header.Set(HeaderAuthorization, auth)
+		h[keyAuthorization] = []string{auth}
 	}
 
 	var sent atomic.Bool
