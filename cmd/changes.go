@@ -260,7 +260,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 	// Off a terminal the changes are NDJSON unless a format was asked for (-o, or
 	// COSMOSCTL_OUTPUT or the profile's output).
 	asked := o.conn.flags.Changed("output") || sess.settings.Source("output") != config.SourceDefault
-	r := &changesRun{o: o, io: io, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)}
+	r := &changesRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.
@@ -309,6 +309,7 @@ func (o *changesOptions) stopFlag() string {
 type changesRun struct {
 	o       *changesOptions
 	io      *IOStreams
+	lines   output.ItemLineWriter // -o ndjson's, on io.Out
 	feed    *changefeed.Feed
 	ndjson  bool
 	table   *output.ChangesTable
@@ -410,7 +411,7 @@ func (r *changesRun) next(ctx context.Context) (*changefeed.Batch, error) {
 
 func (r *changesRun) write(rangeID string, items []json.RawMessage) error {
 	if r.ndjson {
-		return output.WriteItemLines(r.io.Out, items)
+		return r.lines.Write(items)
 	}
 	rows := make([]output.ChangeRow, len(items))
 	for i, it := range items {

@@ -250,7 +250,7 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, errQueryTimeout)
 		defer cancel()
 	}
-	run := &queryRun{o: o, io: io, sess: sess, spec: spec, keys: keys, format: sess.settings.Output, start: time.Now(), firstItem: -1}
+	run := &queryRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, sess: sess, spec: spec, keys: keys, format: sess.settings.Output, start: time.Now(), firstItem: -1}
 	it, err := query.Run(ctx, qo)
 	if err != nil {
 		return queryError(err)
@@ -267,6 +267,7 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 type queryRun struct {
 	o         *queryOptions
 	io        *IOStreams
+	lines     output.ItemLineWriter // -o ndjson's, on io.Out
 	sess      *session
 	spec      cosmos.QuerySpec
 	keys      keyScope
@@ -294,7 +295,7 @@ func (r *queryRun) read(ctx context.Context, it *query.Iterator) error {
 				r.firstItem = time.Since(r.start)
 			}
 			if r.format == config.OutputNDJSON {
-				if werr := output.WriteItemLines(r.io.Out, items); werr != nil {
+				if werr := r.lines.Write(items); werr != nil {
 					return werr
 				}
 			} else {

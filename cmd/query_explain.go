@@ -70,7 +70,7 @@ func (o *queryOptions) explainQuery(ctx context.Context, io *IOStreams, sql stri
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, errQueryTimeout)
 		defer cancel()
 	}
-	run := &queryRun{o: o, io: io, sess: sess, spec: spec, keys: keys, format: format, start: time.Now(), firstItem: -1}
+	run := &queryRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, sess: sess, spec: spec, keys: keys, format: format, start: time.Now(), firstItem: -1}
 	it, err := query.Run(ctx, qo)
 	if err != nil {
 		return queryError(err)

@@ -13,16 +13,33 @@ import (
 // export print items. The items must be JSON values (a feed split them from a page it
 // checked, internal/docfeed); see AppendItemLine.
 func WriteItemLines(w io.Writer, items []json.RawMessage) error {
+	lw := ItemLineWriter{W: w}
+	return lw.Write(items)
+}
+
+// ItemLineWriter writes pages of items as WriteItemLines does, one write a page, into
+// one buffer it reuses from page to page (a command printing a feed page by page).
+type ItemLineWriter struct {
+	W   io.Writer
+	buf []byte
+}
+
+// Write writes one page's items.
+func (lw *ItemLineWriter) Write(items []json.RawMessage) error {
 	// Sized once: growing by doubling cost a page of 1,000 items more than writing it.
 	size := len(items)
 	for _, it := range items {
 		size += len(it)
 	}
-	buf := make([]byte, 0, size)
+	buf := lw.buf[:0]
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
 	for _, it := range items {
 		buf = AppendItemLine(buf, it)
 	}
-	_, err := w.Write(buf)
+	lw.buf = buf
+	_, err := lw.W.Write(buf) // an io.Writer keeps none of buf
 	return err
 }
 

@@ -110,3 +110,37 @@ func BenchmarkWriteItemLines(b *testing.B) {
 	})
 	_ = json.Valid(sink.Bytes())
 }
+
+// An ItemLineWriter reuses its buffer: each page, larger or smaller than the one before,
+// is written whole and alone, and nothing of an earlier page shows in a later one.
+func TestItemLineWriterWritesEachPageAlone(t *testing.T) {
+	var writes []string
+	lw := ItemLineWriter{W: writerFunc(func(p []byte) (int, error) {
+		writes = append(writes, string(p))
+		return len(p), nil
+	})}
+	pages := [][]json.RawMessage{
+		{json.RawMessage(`{"id":"a","pad":"xxxxxxxxxxxxxxxx"}`), json.RawMessage(`{ "id" : "b" }`)},
+		{json.RawMessage(`1`)},
+		{},
+		{json.RawMessage(`{"id":"c"}`), json.RawMessage(`"s"`), json.RawMessage(`[1, 2]`), json.RawMessage(`{"id":"d","n":123456789}`)},
+	}
+	for _, p := range pages {
+		if err := lw.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"{\"id\":\"a\",\"pad\":\"xxxxxxxxxxxxxxxx\"}\n{\"id\":\"b\"}\n", "1\n", "", "{\"id\":\"c\"}\n\"s\"\n[1,2]\n{\"id\":\"d\",\"n\":123456789}\n"}
+	if len(writes) != len(want) {
+		t.Fatalf("%d writes, want %d: %q", len(writes), len(want), writes)
+	}
+	for i := range want {
+		if writes[i] != want[i] {
+			t.Errorf("page %d wrote %q, want %q", i, writes[i], want[i])
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
