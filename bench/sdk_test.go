@@ -17,11 +17,11 @@ import (
 // process has), its own retries and defaults, the items as it hands them over.
 
 func (s *suite) sdkContainer(container string) (*azcosmos.ContainerClient, func(), error) {
-	cred, err := azcosmos.NewKeyCredential(s.srv.Key())
+	cred, err := azcosmos.NewKeyCredential(s.emu.key)
 	if err != nil {
 		return nil, nil, err
 	}
-	client, err := azcosmos.NewClientWithKey(s.srv.Endpoint(), cred, &azcosmos.ClientOptions{})
+	client, err := azcosmos.NewClientWithKey(s.emu.endpoint, cred, &azcosmos.ClientOptions{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -37,9 +37,15 @@ func PeakRSS(pid int) int64 {
 // LoadItems creates n items of about 250 bytes in app/items, spread over many partition
 // keys, eight at a time.
 func LoadItems(b testing.TB, srv *emulator.Server, n int) {
-	mk, _ := cosmos.NewMasterKey(srv.Key())
+	LoadItemsAt(b, srv.Endpoint(), srv.Key(), n)
+}
+
+// LoadItemsAt is LoadItems for the emulator (or account) at endpoint with key: one in
+// another process.
+func LoadItemsAt(b testing.TB, endpoint, key string, n int) {
+	mk, _ := cosmos.NewMasterKey(key)
 	hs, _ := health.New(health.Config{}, clock.Real{})
-	c, err := engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk}, Health: hs})
+	c, err := engine.New(engine.Options{Endpoint: endpoint, Transport: &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk}, Health: hs})
 	if err != nil {
 		b.Fatal(err)
 	}
