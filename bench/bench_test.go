@@ -177,7 +177,7 @@ func TestEveryImplementationDoesTheWork(t *testing.T) {
 	}
 
 	// The emulator's work is in every CPU figure: it serves from a process of its own.
-	if runtime.GOOS == "linux" && s.emu.cpuTime() <= 0 {
+	if runtime.GOOS == "linux" && s.emu.srv == nil && s.emu.cpuTime() <= 0 {
 		t.Error("the emulator process's CPU time reads 0: the CPU figures would leave its work out")
 	}
 

@@ -12,7 +12,9 @@
 //	go test -run='^$' -bench=. -benchtime=2x -count=2 ./bench/
 //
 // COSMOSCTL_BENCH_N sets the items per workload (default 20,000); COSMOSCTL_BENCH_ONLY
-// (cosmosctl, sdk, floor or floor-lines) runs one implementation alone, for a profile.
+// (cosmosctl, sdk, floor or floor-lines) runs one implementation alone, for a profile;
+// the emulator serves from a child process, or, with COSMOSCTL_BENCH_EMULATOR=inprocess,
+// from this one.
 // The package's one test (a few hundred items) checks that every implementation does
 // the work.
 package bench
