@@ -159,9 +159,9 @@ func (s *suite) runOnce(ctx context.Context, w workload, im impl) (measurement, 
 		defer s.deleteContainer(context.Background(), container)
 	}
 	runtime.GC()
-	cpu0, wall0 := cpuTime()+s.emu.cpuTime(), time.Now()
+	cpu0, wall0 := testkit.ProcessCPU()+s.emu.cpuTime(), time.Now()
 	got, err := im.run(ctx, container)
-	m := measurement{wall: time.Since(wall0), cpu: cpuTime() + s.emu.cpuTime() - cpu0}
+	m := measurement{wall: time.Since(wall0), cpu: testkit.ProcessCPU() + s.emu.cpuTime() - cpu0}
 	if err != nil {
 		return m, fmt.Errorf("%s %s: %w", w.name, im.name, err)
 	}

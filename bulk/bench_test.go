@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // memAccount answers every write at once with a canned 201 (200 for an upsert), so that
@@ -59,9 +59,9 @@ func BenchmarkImportLine(b *testing.B) {
 			st := NewState(Fingerprint{}, o.Target, mode)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := testkit.ProcessCPU()
 			rep, err := Import(context.Background(), src, st, o)
-			cpu := cpuTime() - cpu0
+			cpu := testkit.ProcessCPU() - cpu0
 			b.StopTimer()
 			if err != nil || rep.Lines != int64(b.N) || rep.Created != int64(b.N) {
 				b.Fatalf("report %+v: %v", rep.Counts, err)
@@ -69,13 +69,4 @@ func BenchmarkImportLine(b *testing.B) {
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/line")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

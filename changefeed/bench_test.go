@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
 
 // BenchmarkCatchUp100k reads the change feed of 100,000 items in the emulator's 4
@@ -55,7 +57,7 @@ func BenchmarkCatchUp100k(b *testing.B) {
 	for _, pageSize := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("page=%d", pageSize), func(b *testing.B) {
 			var total time.Duration
-			cpu0 := cpuTime()
+			cpu0 := testkit.ProcessCPU()
 			for i := 0; i < b.N; i++ {
 				d, _ := catchUp(b, pageSize)
 				total += d
@@ -63,7 +65,7 @@ func BenchmarkCatchUp100k(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/total.Seconds(), "items/s")
 			// CPU time, client and emulator together: what a loaded machine's wall
 			// times hide.
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(testkit.ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

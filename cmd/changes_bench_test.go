@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,12 +61,12 @@ func BenchmarkChangesCatchUp100k(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
-			cpu0 := processCPU()
+			cpu0 := testkit.ProcessCPU()
 			start := time.Now()
 			for b.Loop() {
 				run(b, c.args...)
 			}
-			wall, cpu := time.Since(start), processCPU()-cpu0
+			wall, cpu := time.Since(start), testkit.ProcessCPU()-cpu0
 			runtime.ReadMemStats(&ms1)
 			changes := float64(n) * float64(b.N)
 			b.ReportMetric(float64(wall.Nanoseconds())/changes, "wall-ns/change")
@@ -76,13 +75,4 @@ func BenchmarkChangesCatchUp100k(b *testing.B) {
 			b.ReportMetric(changes/wall.Seconds(), "changes/s")
 		})
 	}
-}
-
-// processCPU is the process's user and system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
