@@ -39,7 +39,7 @@ func buildChangeFeedRequest(op *Operation) *cosmos.Request {
 	h.Set(cosmos.HeaderAIM, changeFeedIncremental)
 	switch {
 	case op.PartitionKey != nil:
-		h.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
+		h.Set(cosmos.HeaderPartitionKey, op.partitionKeyJSON())
 	default:
 		h.Set(cosmos.HeaderPartitionKeyRangeID, op.RangeID)
 		setEPKScope(h, op)

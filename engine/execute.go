@@ -85,11 +85,12 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		return finish(err)
 	}
 	op.reqOnce = new(sync.Once)
+	op.pkText = op.PartitionKey.JSON() // before anything else reads op concurrently
 	if op.beside.Granted() {
 		c.probeBeside(&op, acct.EnableMultipleWriteLocations)
 	}
 	rec.mu.Lock()
-	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.PartitionKey.JSON())
+	rec.d.ID, rec.d.PartitionKey = op.ID, json.RawMessage(op.pkText)
 	if op.PartitionKey == nil && op.Kind.viaGateway() {
 		rec.d.PartitionKey = json.RawMessage("null") // cross-partition, or one range
 	}

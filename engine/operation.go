@@ -162,4 +162,15 @@ type Operation struct {
 	// req is the request every attempt sends (see request).
 	req     *cosmos.Request
 	reqOnce *sync.Once
+	// pkText is PartitionKey.JSON(), worked out once by Execute for the diagnostics and
+	// every header that carries the key ("" before: partitionKeyJSON works it out).
+	pkText string
+}
+
+// partitionKeyJSON is the operation's partition key as its header carries it.
+func (op *Operation) partitionKeyJSON() string {
+	if op.pkText != "" {
+		return op.pkText
+	}
+	return op.PartitionKey.JSON()
 }

@@ -65,7 +65,7 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 	}
 	switch {
 	case op.PartitionKey != nil:
-		h.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
+		h.Set(cosmos.HeaderPartitionKey, op.partitionKeyJSON())
 	case op.RangeID != "":
 		// A page of one range of a cross-partition query says so, as the JS SDK's per-range
 		// pages do (@azure/cosmos 4.10 getHeaders, request/request.js, sends it on every

@@ -283,7 +283,7 @@ func buildKindRequest(op *Operation, multiWrite bool) *cosmos.Request {
 		return buildChangeFeedRequest(op)
 	}
 	req := &cosmos.Request{Header: http.Header{}}
-	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
+	req.Header.Set(cosmos.HeaderPartitionKey, op.partitionKeyJSON())
 	switch op.Kind {
 	case OpRead:
 		req.Method, req.Path = http.MethodGet, cosmos.ItemPath(op.Database, op.Container, op.ID)

@@ -66,7 +66,7 @@ func ownConflict(op *Operation, resp *cosmos.Response, sent int) bool {
 // success: 201 for a create, 200 for a replace, with the stored item.
 func (c *Client) verifyTrackingID(ctx context.Context, rec *recorder, op *Operation, region cosmos.Location, conflict *cosmos.Response) (*cosmos.Response, int, bool) {
 	req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.ItemPath(op.Database, op.Container, op.ID), Header: http.Header{}}
-	req.Header.Set(cosmos.HeaderPartitionKey, op.PartitionKey.JSON())
+	req.Header.Set(cosmos.HeaderPartitionKey, op.partitionKeyJSON())
 	i := rec.begin(region.Name, endpointOf(region), ReasonVerify)
 	resp, err := c.do(ctx, ClassPoint, endpointOf(region), req)
 	if resp == nil {
