@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/emulator"
@@ -14,7 +16,11 @@ import (
 
 // The emulator the benchmarks share runs in a child process: this test binary again,
 // told so by childEmulatorEnv. It prints its endpoint and key as one JSON line and
-// serves until its stdin closes (the parent is done, or gone).
+// serves until its stdin closes (the parent is done, or gone). Each line "gc" on its
+// stdin has it collect its garbage and answer "ok" on its stdout: before every
+// measured run, so that no run pays for a collection of what the runs before it left
+// (each collection scans every stored item; left to chance, which run it falls in made
+// the emulator's share of a read vary by a third from run to run).
 
 const childEmulatorEnv = "COSMOSCTL_BENCH_EMULATOR_CHILD"
 
@@ -32,10 +38,33 @@ func runChildEmulator() int {
 		return 1
 	}
 	defer srv.Close()
+	// COSMOSCTL_BENCH_EMULATOR_CPUPROFILE=FILE profiles the emulator's side of the
+	// runs (go tool pprof FILE), as -cpuprofile does the benchmark's.
+	if path := os.Getenv("COSMOSCTL_BENCH_EMULATOR_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench emulator:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench emulator:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(childAddress{Endpoint: srv.Endpoint(), Key: srv.Key()}); err != nil {
 		return 1
 	}
-	io.Copy(io.Discard, os.Stdin)
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if in.Text() == "gc" {
+			runtime.GC()
+			if _, err := os.Stdout.WriteString("ok\n"); err != nil {
+				return 1
+			}
+		}
+	}
 	return 0
 }
 
@@ -46,7 +75,9 @@ type childEmulator struct {
 	endpoint, key string
 	cmd           *exec.Cmd
 	stdin         io.WriteCloser
-	srv           *emulator.Server
+	// answers has the child's lines after its address: its "ok"s.
+	answers chan []byte
+	srv     *emulator.Server
 }
 
 // emulatorModeEnv is COSMOSCTL_BENCH_EMULATOR as the process started (the benchmarks
@@ -80,16 +111,21 @@ func startChildEmulator() (*childEmulator, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &childEmulator{cmd: cmd, stdin: stdin}
-	line := make(chan []byte, 1)
+	c := &childEmulator{cmd: cmd, stdin: stdin, answers: make(chan []byte, 1)}
 	go func() {
-		b, _ := bufio.NewReader(stdout).ReadBytes('\n')
-		line <- b
-		io.Copy(io.Discard, stdout)
+		defer close(c.answers)
+		r := bufio.NewReader(stdout)
+		for {
+			b, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			c.answers <- b
+		}
 	}()
 	var addr childAddress
 	select {
-	case b := <-line:
+	case b := <-c.answers:
 		if err := json.Unmarshal(b, &addr); err != nil || addr.Endpoint == "" {
 			c.stop()
 			return nil, fmt.Errorf("the emulator process announced %q: %v", b, err)
@@ -100,6 +136,26 @@ func startChildEmulator() (*childEmulator, error) {
 	}
 	c.endpoint, c.key = addr.Endpoint, addr.Key
 	return c, nil
+}
+
+// collect has the emulator collect its garbage, and waits until it has.
+func (c *childEmulator) collect() error {
+	if c.srv != nil {
+		runtime.GC()
+		return nil
+	}
+	if _, err := io.WriteString(c.stdin, "gc\n"); err != nil {
+		return fmt.Errorf("asking the emulator process to collect: %w", err)
+	}
+	select {
+	case b, ok := <-c.answers:
+		if !ok || string(b) != "ok\n" {
+			return fmt.Errorf("the emulator process answered %q to gc", b)
+		}
+		return nil
+	case <-time.After(time.Minute):
+		return fmt.Errorf("the emulator process did not collect within a minute")
+	}
 }
 
 // stop ends the child and waits for it.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,12 +144,15 @@ func (s *suite) workloads() []workload {
 // measurement is one run's cost.
 type measurement struct {
 	wall, cpu time.Duration
+	// emuCPU is the emulator's share of cpu: what serving this implementation's
+	// requests cost the service's side.
+	emuCPU time.Duration
 }
 
 // runOnce runs one implementation of w once and checks that it did all the work: it
 // counted s.n items and, for an import, the container holds s.n items after it. Only
-// the run itself is measured; a collection first keeps the garbage of what ran before
-// from being collected (and charged) during it.
+// the run itself is measured; a collection first, in this process and the emulator's,
+// keeps the garbage of what ran before from being collected (and charged) during it.
 func (s *suite) runOnce(ctx context.Context, w workload, im impl) (measurement, error) {
 	container := readContainer
 	if w.write {
@@ -159,9 +163,18 @@ func (s *suite) runOnce(ctx context.Context, w workload, im impl) (measurement, 
 		defer s.deleteContainer(context.Background(), container)
 	}
 	runtime.GC()
-	cpu0, wall0 := testkit.ProcessCPU()+s.emu.cpuTime(), time.Now()
-	got, err := im.run(ctx, container)
-	m := measurement{wall: time.Since(wall0), cpu: testkit.ProcessCPU() + s.emu.cpuTime() - cpu0}
+	if err := s.emu.collect(); err != nil {
+		return measurement{}, err
+	}
+	emu0 := s.emu.cpuTime()
+	cpu0, wall0 := testkit.ProcessCPU()+emu0, time.Now()
+	// The run's goroutines carry its implementation's label, so that a profile of the
+	// whole benchmark (-cpuprofile) can be cut to one of them: -tagfocus=impl=cosmosctl.
+	var got int
+	var err error
+	pprof.Do(ctx, pprof.Labels("impl", im.name), func(ctx context.Context) { got, err = im.run(ctx, container) })
+	emu1 := s.emu.cpuTime()
+	m := measurement{wall: time.Since(wall0), cpu: testkit.ProcessCPU() + emu1 - cpu0, emuCPU: emu1 - emu0}
 	if err != nil {
 		return m, fmt.Errorf("%s %s: %w", w.name, im.name, err)
 	}

@@ -9,7 +9,9 @@ import (
 func TestHasSpace(t *testing.T) {
 	for v, want := range map[string]bool{
 		`{"a":"b c"}`: false, `{"a": "b"}`: true, `{"a":"\\"}`: false, `{"a":"\\" }`: true, `{"a":"\" "}`: false,
-		`{"a":"\\\" "}`: false, `{"a":"\\\\" ,"b":1}`: true, `[1,2]`: false, "[1,\n2]": true, `"open`: true, `"a\"`: true, ``: false,
+		`{"a":"\\\" "}`: false, `{"a":"\\\\" ,"b":1}`: true, `[1,2]`: false, "[1,\n2]": true, `"open `: true, `"a\" `: true, ``: false,
+		// No white space byte at all: compact, whatever else it is (the feed checked it).
+		`"open`: false, `{"a"1}`: false,
 	} {
 		if got := hasSpace([]byte(v)); got != want {
 			t.Errorf("hasSpace(%s) = %v, want %v", v, got, want)
@@ -20,7 +22,7 @@ func TestHasSpace(t *testing.T) {
 // AppendCompact gives json.Compact's bytes and error, for values with and without space.
 func TestAppendCompactIsJSONCompact(t *testing.T) {
 	for _, v := range []string{
-		`{"a":"b c"}`, `{"a": "b"}`, "[1,\n2]", `{"a":"\\" ,"b":1}`, `"a\"b"`, `{"a" 1}`, `{"a": }`, `"open`, ` 1 `,
+		`{"a":"b c"}`, `{"a": "b"}`, "[1,\n2]", `{"a":"\\" ,"b":1}`, `"a\"b"`, `{"a" 1}`, `{"a": }`, `"open `, ` 1 `,
 	} {
 		var want bytes.Buffer
 		want.WriteString("prefix")
