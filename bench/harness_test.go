@@ -169,10 +169,10 @@ func (s *suite) runOnce(ctx context.Context, w workload, im impl) (measurement, 
 	emu0 := s.emu.cpuTime()
 	cpu0, wall0 := testkit.ProcessCPU()+emu0, time.Now()
 	// The run's goroutines carry its implementation's label, so that a profile of the
-	// whole benchmark (-cpuprofile) can be cut to one of them: -tagfocus=impl=cosmosctl.
+	// whole benchmark (-cpuprofile) can be cut to one of them: -tagfocus=impl=cosmosctl (and workload=Export).
 	var got int
 	var err error
-	pprof.Do(ctx, pprof.Labels("impl", im.name), func(ctx context.Context) { got, err = im.run(ctx, container) })
+	pprof.Do(ctx, pprof.Labels("impl", im.name, "workload", w.name), func(ctx context.Context) { got, err = im.run(ctx, container) })
 	emu1 := s.emu.cpuTime()
 	m := measurement{wall: time.Since(wall0), cpu: testkit.ProcessCPU() + emu1 - cpu0, emuCPU: emu1 - emu0}
 	if err != nil {

@@ -22,6 +22,8 @@ type pollRequest struct {
 	continuation     string
 	since            time.Time
 	maxItems         int
+	// buffers, when set, lends the buffer the answer is read into (poll.body).
+	buffers *cosmos.BodyBuffers
 }
 
 // poll is a poll as the service answered it: the items, and the etag to poll with next.
@@ -29,6 +31,9 @@ type poll struct {
 	items       []json.RawMessage
 	etag        string
 	notModified bool
+	// body is the buffer lent by pollRequest.buffers that items are slices of (nil
+	// when none was lent).
+	body []byte
 }
 
 // backend is what the feed asks of the service; engineBackend sends it through the
@@ -63,6 +68,7 @@ func (b *engineBackend) poll(ctx context.Context, req pollRequest) (poll, PageIn
 	op.ID, op.Body, op.IfMatch, op.Query, op.CrossPartition = "", nil, "", nil, false
 	op.PartitionKey, op.RangeID, op.Continuation, op.ModifiedSince, op.MaxItemCount = req.pk, req.rangeID, req.continuation, req.since, req.maxItems
 	op.StartEPK, op.EndEPK = req.startEPK, req.endEPK
+	op.BodyBuffers = req.buffers
 	res, err := b.c.Execute(ctx, op)
 	info := PageInfo{Kind: KindPoll}
 	if res != nil {
@@ -84,7 +90,11 @@ func (b *engineBackend) poll(ctx context.Context, req pollRequest) (poll, PageIn
 	if err != nil {
 		return poll{}, info, fmt.Errorf("the change feed page is not a document feed: %v", err)
 	}
-	return poll{items: docs, etag: res.ETag}, info, nil
+	p := poll{items: docs, etag: res.ETag}
+	if req.buffers != nil {
+		p.body = res.Body
+	}
+	return p, info, nil
 }
 
 // isRangeGone reports the 410/1002 of a poll sent to a partition key range that split or

@@ -173,6 +173,57 @@ func TestEmulatorFromTheBeginningThenResumeFromTheSavedState(t *testing.T) {
 	}
 }
 
+// With ReuseItemMemory the feed delivers every change whole: polls are read into
+// buffers lent again once their batch was followed by another Next, and a buffer given
+// back is zeroed (cosmos.BodyBuffers.Put), so that a batch whose buffer went back too
+// early, or was lent to a new poll while the batch was still the caller's, shows here
+// as NUL bytes or as items that changed before the next Next.
+func TestEmulatorReusedPollMemoryDeliversEveryChangeWhole(t *testing.T) {
+	e := startEmulator(t, 4)
+	e.pad = strings.Repeat("x", 200)
+	e.write(t, 0, 600)
+	o := e.options()
+	o.ReuseItemMemory = true
+	f, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]int{}
+	var last, lastCopies []json.RawMessage
+	for {
+		for i := range last {
+			if string(last[i]) != string(lastCopies[i]) {
+				t.Fatalf("an item changed before the next call of Next: %q, was %q", last[i], lastCopies[i])
+			}
+		}
+		b, err := f.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastCopies = lastCopies[:0]
+		for _, item := range b.Items {
+			if strings.IndexByte(string(item), 0) >= 0 {
+				t.Fatalf("an item came from a buffer already given back: %q", item)
+			}
+			var d struct {
+				ID  string `json:"id"`
+				Pad string `json:"pad"`
+			}
+			if err := json.Unmarshal(item, &d); err != nil || d.Pad != e.pad {
+				t.Fatalf("item %q: %v", item, err)
+			}
+			seen[d.ID]++
+			lastCopies = append(lastCopies, append(json.RawMessage(nil), item...))
+		}
+		last = b.Items
+	}
+	wantIDs(t, seen, 0, 600)
+}
+
 func TestEmulatorFromNowStartPointAndPartitionKey(t *testing.T) {
 	e := startEmulator(t, 4)
 	e.write(t, 0, 100)

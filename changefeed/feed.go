@@ -37,6 +37,11 @@ type Feed struct {
 	mu     sync.Mutex
 	ranges []*rangeState // the current ranges, in key order
 	err    error         // the error that ended the feed
+
+	// bufs lends the polls' buffers with ReuseItemMemory (nil otherwise); lastBody is
+	// the buffer of the batch the last Next returned, given back at the next one.
+	bufs     *cosmos.BodyBuffers
+	lastBody []byte
 }
 
 // rangeState is one partition key range (or the partition key) of the feed.
@@ -82,6 +87,9 @@ func open(ctx context.Context, o Options, be backend) (*Feed, error) {
 		return nil, err
 	}
 	f := &Feed{o: o, be: be, endpoint: be.endpoint(), sem: make(chan struct{}, o.Parallelism), out: make(chan event), finished: make(chan struct{})}
+	if o.ReuseItemMemory {
+		f.bufs = &cosmos.BodyBuffers{}
+	}
 	if o.State != nil {
 		if err := o.State.check(f.endpoint, &f.o); err != nil {
 			return nil, err
@@ -170,6 +178,11 @@ func (f *Feed) resolveStart(ctx context.Context) error {
 func (f *Feed) Next(ctx context.Context) (*Batch, error) {
 	f.mu.Lock()
 	err := f.err
+	if f.lastBody != nil {
+		// The caller is done with the batch the last Next returned.
+		f.bufs.Put(f.lastBody)
+		f.lastBody = nil
+	}
 	f.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -186,6 +199,7 @@ func (f *Feed) Next(ctx context.Context) (*Batch, error) {
 		if ev.b.rs != nil {
 			ev.b.rs.delivered = ev.b.next
 		}
+		f.lastBody = ev.b.body
 		return ev.b, nil
 	case <-f.finished:
 		if f.cut.Load() {
@@ -298,6 +312,7 @@ func (f *Feed) run(rs *rangeState) {
 			return
 		}
 		req := rs.request(rs.polled, f.o.PageSize)
+		req.buffers = f.bufs
 		if rs.polled == "" {
 			req.since = rs.since
 		}
@@ -322,7 +337,7 @@ func (f *Feed) run(rs *rangeState) {
 			return
 		}
 		rs.failures = 0
-		b := &Batch{RangeID: rs.id, Items: p.items, Info: info, rs: rs, prev: rs.polled, next: p.etag}
+		b := &Batch{RangeID: rs.id, Items: p.items, Info: info, rs: rs, prev: rs.polled, next: p.etag, body: p.body}
 		if b.next == "" {
 			b.next = rs.polled // an answer without an etag: stay where the range was
 		}

@@ -85,6 +85,12 @@ type Options struct {
 	Page engine.Operation
 	// Clock times poll delays and back-offs (default: the wall clock).
 	Clock clock.Clock
+	// ReuseItemMemory lets the items of a Batch live only until the next call of Next:
+	// polls are then read into buffers lent again once their batch was followed by
+	// another Next, rather than into a new buffer a poll. For a caller that writes out
+	// or copies each batch's items before it calls Next again (export, changes -o
+	// ndjson).
+	ReuseItemMemory bool
 }
 
 const (
@@ -150,6 +156,9 @@ type Batch struct {
 	rs   *rangeState
 	prev string // the range's continuation before this batch
 	next string // and after it
+	// body is the lent buffer Items are slices of (nil when none was lent), given back
+	// at the Next after the one that returned the batch.
+	body []byte
 }
 
 // PageInfo is the request behind a Batch.

@@ -238,6 +238,13 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 	if !o.conn.flags.Changed("page-size") {
 		fo.PageSize = changesPageSize(o.maxItems)
 	}
+	// Off a terminal the changes are NDJSON unless a format was asked for (-o, or
+	// COSMOSCTL_OUTPUT or the profile's output).
+	asked := o.conn.flags.Changed("output") || sess.settings.Source("output") != config.SourceDefault
+	ndjson := config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)
+	// As lines, each batch is written out before the next is asked for (read): its
+	// buffer can serve a later poll. The table keeps rows of them.
+	fo.ReuseItemMemory = ndjson
 	// The feed (its polls in the background included) lives until the deadline; the
 	// interruption is still ctx's.
 	feedCtx := ctx
@@ -257,10 +264,7 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 		return changesError(err)
 	}
 	defer feed.Close()
-	// Off a terminal the changes are NDJSON unless a format was asked for (-o, or
-	// COSMOSCTL_OUTPUT or the profile's output).
-	asked := o.conn.flags.Changed("output") || sess.settings.Source("output") != config.SourceDefault
-	r := &changesRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, feed: feed, start: start, ndjson: config.JSONOutput(sess.settings.Output) || (!io.OutTTY && !asked)}
+	r := &changesRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, feed: feed, start: start, ndjson: ndjson}
 	if o.state != "" {
 		// Where the feed starts: saved even if nothing comes, so that a first run
 		// --from now is where the next one starts.

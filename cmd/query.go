@@ -251,6 +251,9 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 		defer cancel()
 	}
 	run := &queryRun{o: o, io: io, lines: output.ItemLineWriter{W: io.Out}, sess: sess, spec: spec, keys: keys, format: sess.settings.Output, start: time.Now(), firstItem: -1}
+	// -o ndjson writes each page's items out before it asks for the next (read): their
+	// buffer can serve a later page. The other formats keep every item to the end.
+	qo.ReuseItemMemory = run.format == config.OutputNDJSON
 	it, err := query.Run(ctx, qo)
 	if err != nil {
 		return queryError(err)

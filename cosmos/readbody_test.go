@@ -18,7 +18,7 @@ func TestReadBodyReadsTheWholeBodyUpToTheLimit(t *testing.T) {
 				"whole": bytes.NewReader(body), "byte by byte": iotest.OneByteReader(bytes.NewReader(body)),
 				"data with EOF": iotest.DataErrReader(bytes.NewReader(body)),
 			} {
-				got, err := readBody(r, cl, 64<<20)
+				got, err := readBody(r, cl, 64<<20, nil)
 				if err != nil || !bytes.Equal(got, body) {
 					t.Fatalf("%d bytes, Content-Length %d, %s: got %d bytes, %v", n, cl, name, len(got), err)
 				}
@@ -28,13 +28,50 @@ func TestReadBodyReadsTheWholeBodyUpToTheLimit(t *testing.T) {
 			}
 		}
 	}
-	got, err := readBody(bytes.NewReader(make([]byte, 10_000)), -1, 5000)
+	got, err := readBody(bytes.NewReader(make([]byte, 10_000)), -1, 5000, nil)
 	if err != nil || len(got) != 5000 {
 		t.Fatalf("over the limit: %d bytes, %v; want the first 5000", len(got), err)
 	}
 	boom := errors.New("connection reset")
-	got, err = readBody(io.MultiReader(bytes.NewReader([]byte("abc")), iotest.ErrReader(boom)), 10, 1<<20)
+	got, err = readBody(io.MultiReader(bytes.NewReader([]byte("abc")), iotest.ErrReader(boom)), 10, 1<<20, nil)
 	if !errors.Is(err, boom) || string(got) != "abc" {
 		t.Fatalf("a failed read: %q, %v; want what came and the error", got, err)
 	}
+}
+
+// A body read into a lent buffer is the same bytes; bodies not given back never share
+// memory, and a buffer given back serves a later body of any size whole.
+func TestReadBodyIntoLentBuffers(t *testing.T) {
+	var lend BodyBuffers
+	bodyOf := func(n int, fill byte) []byte { return bytes.Repeat([]byte{fill}, n) }
+	read := func(b []byte, cl int64) []byte {
+		t.Helper()
+		got, err := readBody(iotest.HalfReader(bytes.NewReader(b)), cl, 64<<20, &lend)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("%d bytes, Content-Length %d: got %d bytes, %v", len(b), cl, len(got), err)
+		}
+		return got
+	}
+	for _, n := range []int{0, 1, 4096, 100_000} {
+		for _, cl := range []int64{-1, int64(n) - 1, int64(n), int64(n) + 7} {
+			read(bodyOf(n, 'x'), cl)
+		}
+	}
+	a := read(bodyOf(200_000, 'a'), 200_000)
+	b := read(bodyOf(200_000, 'b'), 200_000)
+	if !bytes.Equal(a, bodyOf(200_000, 'a')) || !bytes.Equal(b, bodyOf(200_000, 'b')) {
+		t.Fatal("two bodies not given back share memory")
+	}
+	for i, n := range []int{200_000, 10, 300_000, 50_000} {
+		given := a
+		lend.Put(a)
+		if bytes.ContainsFunc(given, func(r rune) bool { return r != 0 }) {
+			t.Fatal("a buffer given back still holds its body: a slice read after its time would look valid")
+		}
+		a = read(bodyOf(n, byte('c'+i)), int64(n))
+		if !bytes.Equal(b, bodyOf(200_000, 'b')) {
+			t.Fatal("a body not given back changed when another buffer was lent again")
+		}
+	}
+	lend.Put(nil) // nothing to give back: no harm
 }

@@ -34,7 +34,7 @@ func prepareChangeFeed(op *Operation) error {
 // send it: GET …/docs with A-IM, the continuation (the etag of the range's previous
 // answer) in If-None-Match, or, for a first poll from a point in time, If-Modified-Since.
 func buildChangeFeedRequest(op *Operation) *cosmos.Request {
-	req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.ItemsPath(op.Database, op.Container), Header: http.Header{}}
+	req := &cosmos.Request{Method: http.MethodGet, Path: cosmos.ItemsPath(op.Database, op.Container), Header: http.Header{}, BodyBuffers: op.BodyBuffers}
 	h := req.Header
 	h.Set(cosmos.HeaderAIM, changeFeedIncremental)
 	switch {

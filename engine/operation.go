@@ -75,6 +75,10 @@ type Operation struct {
 	// EnableContentResponseOnWrite), the .NET SDK when EnableContentResponseOnWrite is
 	// false.
 	MinimalResponse bool
+	// BodyBuffers lends the buffer a query page's or change feed poll's response is
+	// read into (cosmos.BodyBuffers): the Result's Body is then the caller's to give
+	// back once it is done with it and every slice of it. Those two operations only.
+	BodyBuffers *cosmos.BodyBuffers
 	// IfMatch makes replace, delete and patch conditional on the item's etag.
 	IfMatch string
 	// ExcludeRegions are removed from the preferred regions for this operation.

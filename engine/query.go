@@ -63,6 +63,7 @@ func buildQueryRequest(op *Operation) *cosmos.Request {
 		h.Set(cosmos.HeaderQueryVersion, "1.4")
 		return req
 	}
+	req.BodyBuffers = op.BodyBuffers
 	switch {
 	case op.PartitionKey != nil:
 		h.Set(cosmos.HeaderPartitionKey, op.partitionKeyJSON())

@@ -37,6 +37,9 @@ func NewFeedSource(ctx context.Context, o changefeed.Options, position json.RawM
 		st.Endpoint = o.Client.Endpoint()
 		o.State = &st
 	}
+	// Each page is written out before the next is asked for (Source): its buffer can
+	// serve a later poll.
+	o.ReuseItemMemory = true
 	f, err := changefeed.Open(ctx, o)
 	if err != nil {
 		return nil, err

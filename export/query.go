@@ -28,6 +28,9 @@ func NewQuerySource(ctx context.Context, o query.Options, position json.RawMessa
 			return nil, &engine.InputError{Msg: fmt.Sprintf("the state's query position is not a continuation token: %v", err)}
 		}
 	}
+	// Each page is written out before the next is asked for (Source): its buffer can
+	// serve a later page.
+	o.ReuseItemMemory = true
 	it, err := query.Run(ctx, o)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,8 @@ type Page struct {
 type Source interface {
 	// Next returns the next page; io.EOF once every item was returned. After an error
 	// other than the context's the source ends; Position still resumes after the items
-	// returned.
+	// returned. A page's items may live only until the next call of Next: the export
+	// writes them out before it asks for more.
 	Next(ctx context.Context) (Page, error)
 	// Position resumes after every item Next returned so far, as opaque JSON (null: from
 	// the start); an *UnresumableError when the source cannot say.

@@ -21,12 +21,17 @@ type pageRequest struct {
 	startEPK, endEPK string
 	continuation     string
 	maxItems         int
+	// buffers, when set, lends the buffer the page is read into (page.body).
+	buffers *cosmos.BodyBuffers
 }
 
 // page is a page as the service answered it.
 type page struct {
 	items        []json.RawMessage
 	continuation string
+	// body is the buffer lent by pageRequest.buffers that items are slices of (nil when
+	// none was lent): to give back once they are no longer read.
+	body []byte
 }
 
 // backend is what the pipeline asks of the service; engineBackend sends it through the
@@ -80,6 +85,7 @@ func (b *engineBackend) page(ctx context.Context, req pageRequest) (page, PageIn
 	op := b.op(engine.OpQuery, req.spec)
 	op.PartitionKey, op.RangeID, op.Continuation, op.MaxItemCount = req.pk, req.rangeID, req.continuation, req.maxItems
 	op.StartEPK, op.EndEPK = req.startEPK, req.endEPK
+	op.BodyBuffers = req.buffers
 	res, err := b.c.Execute(ctx, op)
 	info := infoOf(KindPage, req.rangeID, res)
 	if err != nil {
@@ -92,7 +98,11 @@ func (b *engineBackend) page(ctx context.Context, req pageRequest) (page, PageIn
 		return page{}, info, fmt.Errorf("the query page is not a document feed: %v", err)
 	}
 	info.Items = len(docs)
-	return page{items: docs, continuation: res.Continuation}, info, nil
+	p := page{items: docs, continuation: res.Continuation}
+	if req.buffers != nil {
+		p.body = res.Body
+	}
+	return p, info, nil
 }
 
 func infoOf(kind, rangeID string, res *engine.Result) PageInfo {

@@ -48,12 +48,16 @@ type Iterator struct {
 	skipped, emitted int
 	lastHash         *hashKey
 	seen             map[hashKey]struct{}
-	grouper          *grouper
-	top              *topRows // non-streaming ORDER BY
-	dcount           int64
-	drained          bool
-	out              []json.RawMessage
-	outIdx           int
+	// bufs lends the pages' buffers with ReuseItemMemory (nil otherwise); retired are
+	// the buffers of pages whose items were all returned, to give back at the next Next.
+	bufs    *cosmos.BodyBuffers
+	retired [][]byte
+	grouper *grouper
+	top     *topRows // non-streaming ORDER BY
+	dcount  int64
+	drained bool
+	out     []json.RawMessage
+	outIdx  int
 
 	returned int  // items returned in this run (MaxItems)
 	complete bool // the query has no more results
@@ -98,6 +102,11 @@ func (it *Iterator) Next(ctx context.Context) ([]json.RawMessage, *PageInfo, err
 	if it.closed {
 		return nil, nil, ErrClosed
 	}
+	// The caller is done with what the last Next returned.
+	for _, b := range it.retired {
+		it.bufs.Put(b)
+	}
+	it.retired = it.retired[:0]
 	sctx, stop := it.syncContext(ctx)
 	defer stop()
 	if !it.set {
@@ -216,6 +225,11 @@ func (it *Iterator) setup(ctx context.Context) error {
 	}
 	if it.shape.distinct == "Unordered" || it.shape.dcount != nil {
 		it.seen = map[hashKey]struct{}{}
+	}
+	// Only an unordered, streaming query returns each page's items as they came, and
+	// keeps nothing of them once returned (DISTINCT keeps hashes).
+	if it.o.ReuseItemMemory && !it.shape.ordered && !it.shape.grouping && it.shape.dcount == nil && !it.shape.nonStreaming {
+		it.bufs = &cosmos.BodyBuffers{}
 	}
 	it.set = true
 	if it.tok != nil {

@@ -43,6 +43,13 @@ type Options struct {
 	Page engine.Operation
 	// Clock times the run for Stats (default: the wall clock).
 	Clock clock.Clock
+	// ReuseItemMemory lets the items Next returns live only until the next call of
+	// Next: the pages of a query that is neither ordered nor aggregated are then read
+	// into buffers the iterator lends again once their items were returned, rather
+	// than into a new buffer a page. For a caller that writes out or copies what each
+	// Next returns before it calls Next again (export, query -o ndjson). Other queries
+	// ignore it: their items outlive their pages (a merge, a GROUP BY).
+	ReuseItemMemory bool
 }
 
 const (

@@ -36,6 +36,8 @@ type rangeState struct {
 	buf     []entry
 	bufCont string
 	used    int
+	// bufBody is the lent buffer buf's items are slices of (nil when none was lent).
+	bufBody []byte
 	// consLast and consTies (ORDER BY) are the values of the last item taken from the
 	// page at bufCont and the identities of the items taken with those values.
 	consLast    []value
@@ -56,6 +58,7 @@ type rangeState struct {
 type fetched struct {
 	cont  string // the continuation it was read from
 	items []entry
+	body  []byte // the lent buffer items are slices of (page.body), or nil
 }
 
 // entry is one item of a range's page. For ORDER BY it is the rewritten query's
@@ -82,7 +85,7 @@ func (r *rangeState) promote() {
 	if r.hasBuf() || r.ahead == nil {
 		return
 	}
-	r.buf, r.bufCont, r.used = r.ahead.items, r.ahead.cont, 0
+	r.buf, r.bufCont, r.used, r.bufBody = r.ahead.items, r.ahead.cont, 0, r.ahead.body
 	r.consLast, r.consLastRaw, r.consTies = nil, nil, nil
 	r.ahead = nil
 }
@@ -381,6 +384,12 @@ func (it *Iterator) pullUnordered() (entry, pullStatus) {
 			if r.hasBuf() {
 				return r.take(), pullItem
 			}
+			if r.bufBody != nil {
+				// Its items were all returned, by this Next or an earlier one: the
+				// buffer goes back at the next Next, when the caller is done with them.
+				it.retired = append(it.retired, r.bufBody)
+				r.bufBody = nil
+			}
 			it.cur = nil
 			it.retire()
 			return entry{}, pullPageEnd
@@ -423,7 +432,7 @@ func (it *Iterator) pullUnordered() (entry, pullStatus) {
 // at most maxItems items.
 func (it *Iterator) reread(r *rangeState, maxItems int) {
 	r.next, r.exhausted = r.bufCont, false
-	r.buf, r.ahead, r.used = nil, nil, 0
+	r.buf, r.ahead, r.used, r.bufBody = nil, nil, 0, nil // (a lent buffer dropped is collected)
 	r.fetching = false
 	r.gen++
 	r.maxItems, r.cutTo = maxItems, maxItems
@@ -475,7 +484,7 @@ func (it *Iterator) schedule() {
 func (it *Iterator) fetch(r *rangeState) {
 	r.fetching = true
 	it.outstanding++
-	req := pageRequest{spec: it.spec, pk: it.o.PartitionKey, rangeID: r.r.ID, continuation: r.next, maxItems: it.o.PageSize}
+	req := pageRequest{spec: it.spec, pk: it.o.PartitionKey, rangeID: r.r.ID, continuation: r.next, maxItems: it.o.PageSize, buffers: it.bufs}
 	if r.r.Scoped {
 		req.startEPK, req.endEPK = r.r.Min, r.r.Max
 	}
@@ -534,7 +543,7 @@ func (it *Iterator) apply(ctx context.Context, res fetchResult) {
 	r.next = res.page.continuation
 	r.exhausted = r.next == ""
 	if len(items) > 0 {
-		r.ahead = &fetched{cont: res.cont, items: items}
+		r.ahead = &fetched{cont: res.cont, items: items, body: res.page.body}
 		r.maxItems = 0 // a page re-read to a smaller size came back; later pages are full
 	}
 }
