@@ -75,3 +75,46 @@ func TestReadBodyIntoLentBuffers(t *testing.T) {
 	}
 	lend.Put(nil) // nothing to give back: no harm
 }
+
+// A buffer given back serves the next body that fits it (the point of lending), one
+// lent at a time; at most maxFreeBodyBuffers are kept, the largest.
+func TestBodyBuffersLendWhatWasGivenBack(t *testing.T) {
+	var lend BodyBuffers
+	read := func(n int) []byte {
+		t.Helper()
+		got, err := readBody(bytes.NewReader(make([]byte, n)), int64(n), 64<<20, &lend)
+		if err != nil || len(got) != n {
+			t.Fatalf("%d bytes: got %d, %v", n, len(got), err)
+		}
+		return got
+	}
+	same := func(a, b []byte) bool { return &a[:1][0] == &b[:1][0] }
+	first := read(100_000)
+	if cap(first) < 100_001+100_001/8 {
+		t.Fatalf("a new buffer of %d bytes for 100,000: want an eighth to spare for a longer next page", cap(first))
+	}
+	lend.Put(first)
+	second := read(100_050) // a few bytes longer: still fits
+	if !same(first, second) {
+		t.Fatal("the buffer given back was not lent again for a body that fits it")
+	}
+	third := read(100_000) // second is not given back: a new one
+	if same(second, third) {
+		t.Fatal("a buffer still lent was lent again")
+	}
+	var bufs [][]byte
+	for i := range maxFreeBodyBuffers + 4 {
+		bufs = append(bufs, read(1000*(i+1)))
+	}
+	for _, b := range bufs {
+		lend.Put(b)
+	}
+	if len(lend.free) != maxFreeBodyBuffers || cap(lend.free[0]) < 1000 {
+		t.Fatalf("%d buffers kept, want %d", len(lend.free), maxFreeBodyBuffers)
+	}
+	for _, f := range lend.free {
+		if cap(f) < 5000 {
+			t.Fatalf("a buffer of %d kept while larger ones went: keep the largest", cap(f))
+		}
+	}
+}

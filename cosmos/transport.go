@@ -45,17 +45,34 @@ type Request struct {
 // the buffer back with Put; after that, neither the body nor any slice of it may be
 // read again. A buffer not given back is collected as any other. Safe for concurrent
 // use.
-type BodyBuffers struct{ pool sync.Pool }
+//
+// It keeps up to maxFreeBodyBuffers buffers given back (a sync.Pool lost them at every
+// garbage collection, which a run of large pages has every few pages), and makes new
+// ones an eighth larger than asked for, so that the next page, a few bytes longer than
+// the last, still fits the buffer the last one gave back.
+type BodyBuffers struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+// maxFreeBodyBuffers bounds what a BodyBuffers keeps: more than the pages a query or a
+// change feed reads at once by default (cosmosctl's parallelism, plus a page ahead).
+const maxFreeBodyBuffers = 16
 
 // get lends a buffer of at least n bytes' capacity, empty.
 func (b *BodyBuffers) get(n int) []byte {
-	if v, ok := b.pool.Get().(*[]byte); ok {
-		if cap(*v) >= n {
-			return (*v)[:0]
+	b.mu.Lock()
+	for i := len(b.free) - 1; i >= 0; i-- {
+		if buf := b.free[i]; cap(buf) >= n {
+			last := len(b.free) - 1
+			b.free[i], b.free[last] = b.free[last], nil
+			b.free = b.free[:last]
+			b.mu.Unlock()
+			return buf
 		}
-		// Too small for this body: a larger one takes its place when given back.
 	}
-	return make([]byte, 0, n)
+	b.mu.Unlock()
+	return make([]byte, 0, n+n/8)
 }
 
 // Put gives back a body read with this BodyBuffers; the caller must not read it or any
@@ -69,8 +86,22 @@ func (b *BodyBuffers) Put(body []byte) {
 	}
 	body = body[:cap(body)]
 	clear(body)
-	body = body[:0]
-	b.pool.Put(&body)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.free) < maxFreeBodyBuffers {
+		b.free = append(b.free, body[:0])
+		return
+	}
+	// Full: the smallest goes, the collector takes it.
+	small := 0
+	for i, f := range b.free {
+		if cap(f) < cap(b.free[small]) {
+			small = i
+		}
+	}
+	if cap(b.free[small]) < cap(body) {
+		b.free[small] = body[:0]
+	}
 }
 
 // Response is a gateway response with the headers every caller reads already parsed.

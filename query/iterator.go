@@ -52,6 +52,8 @@ type Iterator struct {
 	// the buffers of pages whose items were all returned, to give back at the next Next.
 	bufs    *cosmos.BodyBuffers
 	retired [][]byte
+	// outBuf is the slice the last Next returned, reused by the next with bufs.
+	outBuf  []json.RawMessage
 	grouper *grouper
 	top     *topRows // non-streaming ORDER BY
 	dcount  int64
@@ -132,6 +134,9 @@ func (it *Iterator) Next(ctx context.Context) ([]json.RawMessage, *PageInfo, err
 		info := it.popInfo()
 		switch {
 		case len(items) > 0:
+			if it.bufs != nil {
+				it.outBuf = items
+			}
 			it.totals.Items += len(items)
 			return items, info, nil
 		case it.err != nil:
@@ -312,6 +317,9 @@ func (it *Iterator) produce() ([]json.RawMessage, pullStatus) {
 		return it.produceDrained()
 	}
 	var out []json.RawMessage
+	if it.bufs != nil {
+		out = it.outBuf[:0] // the caller is done with what the last Next returned
+	}
 	batch := it.o.PageSize
 	if batch == 0 {
 		batch = defaultBatch

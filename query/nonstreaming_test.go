@@ -13,7 +13,7 @@ func scored(t *testing.T, id string, score string) entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return entry{out: json.RawMessage(fmt.Sprintf("%q", id)), vals: []value{v}, id: id}
+	return entry{out: json.RawMessage(fmt.Sprintf("%q", id)), orderKey: &orderKey{vals: []value{v}, id: id}}
 }
 
 func joined(items []json.RawMessage) string {

@@ -66,7 +66,15 @@ type fetched struct {
 // for an undefined projection, which yields no result) and id the _rid; otherwise out is
 // the item.
 type entry struct {
-	out     json.RawMessage
+	out json.RawMessage
+	// orderKey is nil unless the query sorts: an unordered page's entries are the
+	// items alone (a fourth of the memory a page of them took with the key inline).
+	*orderKey
+}
+
+// orderKey is where an ORDER BY row sorts: its values, as parsed and as sent, and its
+// identity among ties.
+type orderKey struct {
 	vals    []value
 	valsRaw json.RawMessage
 	id      string
@@ -181,6 +189,10 @@ func (s sorter) parseRow(raw json.RawMessage) ([]value, error) {
 // otherwise.
 func parseEntries(items []json.RawMessage, s *sorter) ([]entry, error) {
 	out := make([]entry, len(items))
+	var keys []orderKey
+	if s != nil {
+		keys = make([]orderKey, len(items))
+	}
 	for i, raw := range items {
 		if s == nil {
 			out[i] = entry{out: raw}
@@ -207,7 +219,8 @@ func parseEntries(items []json.RawMessage, s *sorter) ([]entry, error) {
 			h, _ := hashOf(raw)
 			id = "#" + base64.RawURLEncoding.EncodeToString(h[:])
 		}
-		out[i] = entry{out: bytes.TrimSpace(row.Payload), vals: vals, valsRaw: row.OrderByItems, id: id}
+		keys[i] = orderKey{vals: vals, valsRaw: row.OrderByItems, id: id}
+		out[i] = entry{out: bytes.TrimSpace(row.Payload), orderKey: &keys[i]}
 		if len(out[i].out) == 0 {
 			out[i].out = nil
 		}
@@ -285,7 +298,7 @@ func (r *rangeState) take() entry {
 	e := r.buf[0]
 	r.buf = r.buf[1:]
 	r.used++
-	if e.vals != nil {
+	if e.orderKey != nil {
 		if r.consLast != nil && equalRows(e.vals, r.consLast) {
 			r.consTies = append(r.consTies, e.id)
 		} else {

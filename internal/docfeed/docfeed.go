@@ -134,16 +134,22 @@ func (s *scanner) documents() ([]json.RawMessage, error) {
 		}
 		return nil, errOther
 	}
-	items := make([]json.RawMessage, 0, 16)
+	var items []json.RawMessage
 	s.space()
 	if s.eat(']') {
-		return items, nil
+		return []json.RawMessage{}, nil
 	}
 	for {
 		s.space()
 		v0 := s.i
 		if err := s.value(2); err != nil {
 			return nil, err
+		}
+		if items == nil {
+			// Room for as many items as the rest of the body holds if they are the
+			// size of the first (up to a full page's): one allocation, not the ten of
+			// growing from a few to a thousand.
+			items = make([]json.RawMessage, 0, min((len(s.b)-v0)/(s.i-v0+1)+1, 1024))
 		}
 		items = append(items, s.b[v0:s.i:s.i])
 		s.space()
