@@ -202,12 +202,9 @@ func WithConnectTimeout(ctx context.Context, d time.Duration) context.Context {
 // or more is returned together with an *Error built from it; a request that got no
 // response returns a *NetworkError (or the context's error when ctx ended first).
 func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Response, error) {
-	u, err := url.Parse(strings.TrimRight(endpoint, "/") + req.Path)
-	if err != nil {
-		return nil, fmt.Errorf("endpoint %q is not a URL: %v", endpoint, err)
-	}
+	target := strings.TrimRight(endpoint, "/") + req.Path
 	if len(req.Query) > 0 {
-		u.RawQuery = req.Query.Encode()
+		target += "?" + req.Query.Encode()
 	}
 	resType, resLink := req.ResourceType, req.ResourceLink
 	if resType == "" && resLink == "" {
@@ -219,15 +216,30 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	}
 	date := FormatDate(now())
 
+	var sent atomic.Bool
+	// Sent once the whole request was written; a write that failed part way (the
+	// connection reset under it) never reached a server that could act on it.
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			sent.Store(true)
+		}
+	}}
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, u.String(), body)
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), req.Method, target, body)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("endpoint %q is not a URL: %v", endpoint, ue.Err)
+		}
 		return nil, err
 	}
-	h := hreq.Header
+	// Room for the caller's headers and the nine or so set here at once, rather than
+	// a map grown twice on the way.
+	h := make(http.Header, len(req.Header)+10)
+	hreq.Header = h
 	for k, vs := range req.Header {
 		h[k] = vs
 	}
@@ -269,16 +281,6 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		h[keyAuthorization] = []string{auth}
 	}
 
-	var sent atomic.Bool
-	// Sent once the whole request was written; a write that failed part way (the
-	// connection reset under it) never reached a server that could act on it.
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			sent.Store(true)
-		}
-	}}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
-
 	client := t.HTTP
 	if client == nil {
 		client = http.DefaultClient
@@ -310,8 +312,12 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		ETag:          hresp.Header.Get(HeaderETag),
 		Region:        hresp.Header.Get(HeaderServedRegion),
 	}
-	resp.ServerDuration = ParseRequestDuration(hresp.Header.Get(HeaderRequestDuration))
-	resp.SubStatus, _ = strconv.Atoi(hresp.Header.Get(HeaderSubStatus))
+	if v := hresp.Header.Get(HeaderRequestDuration); v != "" { // (a parse error allocates)
+		resp.ServerDuration = ParseRequestDuration(v)
+	}
+	if v := hresp.Header.Get(HeaderSubStatus); v != "" {
+		resp.SubStatus, _ = strconv.Atoi(v)
+	}
 	if resp.ActivityID == "" {
 		resp.ActivityID = hreq.Header.Get(HeaderActivityID)
 	}
@@ -320,10 +326,10 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		if e.ActivityID == "" {
 			e.ActivityID = resp.ActivityID
 		}
-		if resp.StatusCode == http.StatusBadRequest && u.Scheme == "http" && bytes.Contains(resp.Body, []byte("HTTP request to an HTTPS server")) {
+		if resp.StatusCode == http.StatusBadRequest && hreq.URL.Scheme == "http" && bytes.Contains(resp.Body, []byte("HTTP request to an HTTPS server")) {
 			// Go's TLS servers (cosmosctl emulator --tls among them) answer plain http
 			// with this 400 and no Cosmos error body: say what to change.
-			e.Message = fmt.Sprintf("%s serves https, not http: use https://%s", endpoint, u.Host)
+			e.Message = fmt.Sprintf("%s serves https, not http: use https://%s", endpoint, hreq.URL.Host)
 		}
 		return resp, e
 	}

@@ -237,6 +237,16 @@ func (r *recorder) note(format string) {
 	r.d.Notes = append(r.d.Notes, format)
 }
 
+// handOver returns the diagnostics themselves, not a copy: for an operation none of
+// whose attempts can still record anything (one arm, returned), which then never
+// touches the recorder again. It saves the copy snapshot makes of every slice.
+func (r *recorder) handOver() *Diagnostics {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Duration = r.now().Sub(r.start)
+	return &r.d
+}
+
 // snapshot returns a copy of the diagnostics as they are now.
 func (r *recorder) snapshot() *Diagnostics {
 	r.mu.Lock()

@@ -36,8 +36,15 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	}
 	rec.d.RangeID = op.RangeID
 	res := &Result{}
+	// settled: nothing records into rec any more (no hedged arm still running), so
+	// its diagnostics are handed over rather than copied.
+	settled := false
 	finish := func(err error) (*Result, error) {
-		res.Diagnostics = rec.snapshot()
+		if settled {
+			res.Diagnostics = rec.handOver()
+		} else {
+			res.Diagnostics = rec.snapshot()
+		}
 		return res, err
 	}
 	if op.E2ETimeout < 0 {
@@ -108,6 +115,7 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 		if ar.final {
 			rec.setOutcome(ar.last, OutcomeWon, "")
 		}
+		settled = true // the one arm returned: its attempts are over
 	}
 	if ar.resp != nil {
 		res.fill(ar.resp)
