@@ -183,6 +183,13 @@ func (s *scanner) eat(c byte) bool {
 
 // space skips JSON's insignificant white space.
 func (s *scanner) space() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return // compact JSON: the common case, kept inlinable
+	}
+	s.spaces()
+}
+
+func (s *scanner) spaces() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
