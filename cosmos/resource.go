@@ -23,7 +23,31 @@ const (
 // account; an odd number of segments is a feed (type = last segment, link = the rest); an
 // even number is one resource (type = second to last, link = the whole path).
 func ResourceFromPath(path string) (resourceType, resourceLink string) {
+	if t, l, ok := plainResource(path); ok {
+		return t, l
+	}
 	return ResourceFromSegments(PathSegments(path))
+}
+
+// plainResource is ResourceFromPath, without allocating, for a path with nothing to
+// decode and no empty segment (every request the engine makes); ok is false otherwise.
+func plainResource(path string) (resourceType, resourceLink string, ok bool) {
+	if strings.IndexByte(path, '%') >= 0 || strings.Contains(path, "//") {
+		return "", "", false
+	}
+	link := strings.TrimSuffix(strings.TrimPrefix(path, "/"), "/")
+	if link == "" {
+		return TypeAccount, "", true
+	}
+	last := strings.LastIndexByte(link, '/')
+	if strings.Count(link, "/")%2 == 0 { // an odd number of segments: a feed
+		if last < 0 {
+			return link, "", true
+		}
+		return link[last+1:], link[:last], true
+	}
+	prev := strings.LastIndexByte(link[:last], '/')
+	return link[prev+1 : last], link, true
 }
 
 // ResourceFromSegments is ResourceFromPath for a path already split into its decoded,

@@ -26,6 +26,24 @@ func TestResourceFromPath(t *testing.T) {
 	}
 }
 
+// FuzzPlainResourceIsTheSegmentsAnswer: the allocation-free path gives, wherever it
+// answers, what splitting and decoding the segments gives.
+func FuzzPlainResourceIsTheSegmentsAnswer(f *testing.F) {
+	for _, p := range []string{"/", "", "dbs", "/dbs/", "/dbs/db/colls/c/docs/x", "dbs/db/colls/c/docs/", "/a/b/c/", "//a", "/a%20b"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		typ, link, ok := plainResource(path)
+		if !ok {
+			return
+		}
+		wantTyp, wantLink := ResourceFromSegments(PathSegments(path))
+		if typ != wantTyp || link != wantLink {
+			t.Fatalf("%q → (%q, %q), splitting gives (%q, %q)", path, typ, link, wantTyp, wantLink)
+		}
+	})
+}
+
 func TestItemPathEscapesAndRoundTrips(t *testing.T) {
 	p := ItemPath("db", "c", "order #7 ü")
 	if typ, link := ResourceFromPath(p); typ != "docs" || link != "dbs/db/colls/c/docs/order #7 ü" {

@@ -150,7 +150,23 @@ var (
 	keyAuthorization = http.CanonicalHeaderKey(HeaderAuthorization)
 	keyUserAgent     = http.CanonicalHeaderKey("User-Agent")
 	keyContentType   = http.CanonicalHeaderKey("Content-Type")
+
+	// and of the headers it reads from every answer.
+	keyRequestCharge   = http.CanonicalHeaderKey(HeaderRequestCharge)
+	keySessionToken    = http.CanonicalHeaderKey(HeaderSessionToken)
+	keyETag            = http.CanonicalHeaderKey(HeaderETag)
+	keyServedRegion    = http.CanonicalHeaderKey(HeaderServedRegion)
+	keyRequestDuration = http.CanonicalHeaderKey(HeaderRequestDuration)
+	keySubStatus       = http.CanonicalHeaderKey(HeaderSubStatus)
 )
+
+// first is h.Get(key) for a key already canonical.
+func first(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // Transport sends one signed request to one endpoint. It neither retries nor follows
 // regions: the engine decides that, attempt by attempt.
@@ -306,20 +322,20 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		StatusCode:    hresp.StatusCode,
 		Header:        hresp.Header,
 		Body:          data,
-		RequestCharge: parseFloat(hresp.Header.Get(HeaderRequestCharge)),
-		ActivityID:    hresp.Header.Get(HeaderActivityID),
-		SessionToken:  hresp.Header.Get(HeaderSessionToken),
-		ETag:          hresp.Header.Get(HeaderETag),
-		Region:        hresp.Header.Get(HeaderServedRegion),
+		RequestCharge: parseFloat(first(hresp.Header, keyRequestCharge)),
+		ActivityID:    first(hresp.Header, keyActivityID),
+		SessionToken:  first(hresp.Header, keySessionToken),
+		ETag:          first(hresp.Header, keyETag),
+		Region:        first(hresp.Header, keyServedRegion),
 	}
-	if v := hresp.Header.Get(HeaderRequestDuration); v != "" { // (a parse error allocates)
+	if v := first(hresp.Header, keyRequestDuration); v != "" { // (a parse error allocates)
 		resp.ServerDuration = ParseRequestDuration(v)
 	}
-	if v := hresp.Header.Get(HeaderSubStatus); v != "" {
+	if v := first(hresp.Header, keySubStatus); v != "" {
 		resp.SubStatus, _ = strconv.Atoi(v)
 	}
 	if resp.ActivityID == "" {
-		resp.ActivityID = hreq.Header.Get(HeaderActivityID)
+		resp.ActivityID = first(hreq.Header, keyActivityID)
 	}
 	if resp.StatusCode >= 400 {
 		e := ErrorFromResponse(resp.StatusCode, resp.Header, resp.Body)
