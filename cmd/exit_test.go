@@ -28,7 +28,7 @@ func TestUsageMistakesExitWithTheUsageCodeAndSayWhatWasMeant(t *testing.T) {
 		{"a prefix of a command suggests it", []string{"hedge"}, []string{"did you mean hedge-test?"}},
 		{"an unknown subcommand suggests the near one", []string{"emulator", "fualt"}, []string{`unknown command "fualt" for cosmosctl emulator`, "did you mean fault?"}},
 		{"an unknown help topic lists the commands and topics", []string{"help", "nosuch"},
-			[]string{`unknown help topic "nosuch"`, "a command (changes, completion, config, container, create, db, delete, emulator, export,", "or a topic (configuration, embedded-emulator, environment, exit-codes, scenarios)"}},
+			[]string{`unknown help topic "nosuch"`, "a command (changes, completion, config, container, create, db, delete, emulator, export,", "or a topic (configuration, embedded-emulator, environment, exit-codes, scenarios, statuses)"}},
 		{"a misspelt help topic suggests it", []string{"help", "exitcodes"}, []string{"did you mean exit-codes?"}},
 		{"an unknown help subtopic names its parent", []string{"help", "emulator", "fualt"}, []string{"did you mean fault?", "cosmosctl help emulator takes a command"}},
 		{"too many arguments say so", []string{"read", "a", "b", "--pk", "x"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 )
 
@@ -15,6 +16,7 @@ import (
 func newHelpTopics() []*cobra.Command {
 	return []*cobra.Command{
 		newExitCodesHelpTopic(),
+		newStatusesHelpTopic(),
 		{Use: "environment", Short: "Environment variables cosmosctl reads", Long: environmentHelp},
 		{Use: "configuration", Short: "The profiles file: its path, every setting, and precedence", Long: configurationHelp},
 		{Use: "scenarios", Short: "Emulator scenario files: regions, latency, faults, replica moves", Long: scenariosText()},
@@ -40,6 +42,30 @@ timeout or other, and status_code is the service's when it answered.
 	return &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Exit codes and what they mean",
+		Long:  b.String(),
+	}
+}
+
+// newStatusesHelpTopic lists cosmos.Statuses, the one table every command's diagnostics
+// (status_text) and errors put the service's answers into words from.
+func newStatusesHelpTopic() *cobra.Command {
+	var b strings.Builder
+	b.WriteString(`The service's statuses and substatuses, in words, and what to do. Diagnostics
+(--diagnostics, and status_text in -o json) and errors use this table; a
+substatus not listed takes its status's row (the "*" lines).
+
+`)
+	for _, s := range cosmos.Statuses {
+		code := fmt.Sprintf("%d/%d", s.Code, s.Sub)
+		if s.Sub < 0 {
+			code = fmt.Sprintf("%d/*", s.Code)
+		}
+		fmt.Fprintf(&b, "  %-9s %s\n", code, strings.Join(wrap(s.Meaning, 80-12), "\n            "))
+		fmt.Fprintf(&b, "            %s\n", strings.Join(wrap("→ "+s.Do, 80-12), "\n              "))
+	}
+	return &cobra.Command{
+		Use:   "statuses",
+		Short: "The service's status and substatus codes in words, and what to do",
 		Long:  b.String(),
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmosctl/cosmosctl/config"
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
@@ -165,5 +167,21 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 	})
 	if len(missing) > 0 {
 		t.Errorf("commands without an Example: %s", strings.Join(missing, ", "))
+	}
+}
+
+func TestStatusesTopicListsEveryRowOfTheTable(t *testing.T) {
+	out := helpTopic(t, "statuses")
+	for _, s := range cosmos.Statuses {
+		code := fmt.Sprintf("%d/%d", s.Code, s.Sub)
+		if s.Sub < 0 {
+			code = fmt.Sprintf("%d/*", s.Code)
+		}
+		if !strings.Contains(out, "  "+code+" ") {
+			t.Errorf("cosmosctl help statuses does not list %s", code)
+		}
+	}
+	if !strings.Contains(out, "RU/s budget was used up") {
+		t.Errorf("the 429/3200 row is not in words:\n%s", out)
 	}
 }

@@ -158,7 +158,53 @@ var (
 	keyServedRegion    = http.CanonicalHeaderKey(HeaderServedRegion)
 	keyRequestDuration = http.CanonicalHeaderKey(HeaderRequestDuration)
 	keySubStatus       = http.CanonicalHeaderKey(HeaderSubStatus)
+	keyRangeID         = http.CanonicalHeaderKey(HeaderPartitionKeyRangeID)
+	keyPhysicalID      = http.CanonicalHeaderKey(HeaderPhysicalPartitionID)
+	keyLSN             = http.CanonicalHeaderKey(HeaderLSN)
+	keyRetryAfter      = http.CanonicalHeaderKey(HeaderRetryAfterMs)
 )
+
+// Placement is where the service says it served a request, and what it asked of the
+// client: each field is what the answer carried, zero (LSN -1) when it did not say.
+type Placement struct {
+	// PartitionKeyRangeID is the range that answered (x-ms-documentdb-partitionkeyrangeid,
+	// else the range prefix of the session token, "<range>:<version>#<lsn>").
+	PartitionKeyRangeID string
+	// PhysicalPartitionID is the physical partition (x-ms-cosmos-physical-partition-id),
+	// which live gateways send and the emulator does not.
+	PhysicalPartitionID string
+	// LSN is the partition's log sequence number after the request (lsn), -1 unknown.
+	LSN int64
+	// RetryAfter is the wait a 429 asked for (x-ms-retry-after-ms).
+	RetryAfter time.Duration
+}
+
+// Placement reads the answer's placement headers.
+func (r *Response) Placement() Placement {
+	p := Placement{LSN: -1}
+	if r == nil {
+		return p
+	}
+	h := r.Header
+	p.PartitionKeyRangeID = first(h, keyRangeID)
+	if p.PartitionKeyRangeID == "" {
+		if i := strings.IndexByte(r.SessionToken, ':'); i > 0 {
+			p.PartitionKeyRangeID = r.SessionToken[:i]
+		}
+	}
+	p.PhysicalPartitionID = first(h, keyPhysicalID)
+	if v := first(h, keyLSN); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			p.LSN = n
+		}
+	}
+	if v := first(h, keyRetryAfter); v != "" {
+		if ms := parseFloat(v); ms > 0 {
+			p.RetryAfter = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	return p
+}
 
 // first is h.Get(key) for a key already canonical.
 func first(h http.Header, key string) string {

@@ -63,7 +63,19 @@ type Attempt struct {
 	// x-ms-request-duration-ms (0: the response did not say, or there was none). The
 	// rest of Duration is the network, queueing and the client.
 	ServerDuration time.Duration `json:"-"`
-	done           bool
+	// Where the service says it served the attempt (cosmos.Placement): the partition key
+	// range and physical partition, the partition's LSN after it and the session token
+	// it returned; empty (HasLSN false) when the answer did not carry them.
+	PartitionKeyRangeID string `json:"-"`
+	PhysicalPartitionID string `json:"-"`
+	LSN                 int64  `json:"-"`
+	HasLSN              bool   `json:"-"`
+	SessionToken        string `json:"-"`
+	// RetryAfter is the wait a 429 asked for (x-ms-retry-after-ms), and Waited how long
+	// the engine waited after this attempt before the next one (0: it did not wait).
+	RetryAfter time.Duration `json:"-"`
+	Waited     time.Duration `json:"-"`
+	done       bool
 }
 
 // RegionNote says whether a region was in the effective list and why.
@@ -165,7 +177,19 @@ func (r *recorder) finishResponse(i int, resp *cosmos.Response) {
 	r.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.d.Attempts[i].ServerDuration = resp.ServerDuration
+	a := &r.d.Attempts[i]
+	a.ServerDuration = resp.ServerDuration
+	p := resp.Placement()
+	a.PartitionKeyRangeID, a.PhysicalPartitionID, a.RetryAfter = p.PartitionKeyRangeID, p.PhysicalPartitionID, p.RetryAfter
+	a.LSN, a.HasLSN = p.LSN, p.LSN >= 0
+	a.SessionToken = resp.SessionToken
+}
+
+// setWaited records how long the engine waited after attempt i before the next.
+func (r *recorder) setWaited(i int, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Attempts[i].Waited = d
 }
 
 // setOutcome sets an attempt's outcome and, optionally, a note on what followed.

@@ -335,7 +335,12 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			if d.RefreshRouting {
 				c.forgetRouting(op.Database, op.Container)
 			}
-			if !c.sleep(ctx, d.Wait) {
+			slept := c.clock.Now()
+			ok := c.sleep(ctx, d.Wait)
+			if d.Wait > 0 {
+				rec.setWaited(i, c.clock.Now().Sub(slept))
+			}
+			if !ok {
 				res.err = ctx.Err()
 				return res
 			}

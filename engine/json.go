@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
 )
 
@@ -24,6 +25,12 @@ func msOrNull(d time.Duration) *float64 {
 		return nil
 	}
 	v := ms(d)
+	return &v
+}
+
+// msOrZero is ms of a difference that clocks may make slightly negative, floored at 0.
+func msOrZero(d time.Duration) *float64 {
+	v := ms(max(d, 0))
 	return &v
 }
 
@@ -50,12 +57,47 @@ type AttemptJSON struct {
 	// (x-ms-request-duration-ms), null when the response did not carry it or there
 	// was no response; duration_ms minus it is the network, queueing and the client.
 	ServerDurationMs *float64 `json:"server_duration_ms"`
+	// NetworkMs is duration_ms minus server_duration_ms: the network, queueing and the
+	// client; null when the service did not say its time.
+	NetworkMs *float64 `json:"network_ms"`
+	// StatusText is the status and substatus in words (cosmosctl help statuses), null
+	// for a success or no answer.
+	StatusText *string `json:"status_text"`
+	// PartitionKeyRangeID, PhysicalPartitionID, LSN and SessionToken are where the
+	// service says it served the attempt, null when the answer did not carry them.
+	PartitionKeyRangeID *string `json:"partition_key_range_id"`
+	PhysicalPartitionID *string `json:"physical_partition_id"`
+	LSN                 *int64  `json:"lsn"`
+	SessionToken        *string `json:"session_token"`
+	// RetryAfterMs is the wait a 429 asked for; WaitedMs how long the engine waited
+	// after the attempt before the next one. Null when none was asked / none waited.
+	RetryAfterMs *float64 `json:"retry_after_ms"`
+	WaitedMs     *float64 `json:"waited_ms"`
+}
+
+func strOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // MarshalJSON writes the attempt as AttemptJSON.
 func (a Attempt) MarshalJSON() ([]byte, error) {
 	j := AttemptJSON{attemptFields: attemptFields(a), StartMs: ms(a.Start), DurationMs: ms(a.Duration), TimeoutMs: ms(a.Timeout), ServerDurationMs: msOrNull(a.ServerDuration)}
 	j.StatusCode, j.SubStatus = statusOrNull(a.StatusCode, a.SubStatus)
+	if a.ServerDuration > 0 && a.done {
+		j.NetworkMs = msOrZero(a.Duration - a.ServerDuration)
+	}
+	if a.StatusCode >= 300 {
+		j.StatusText = strOrNull(cosmos.StatusWords(a.StatusCode, a.SubStatus))
+	}
+	j.PartitionKeyRangeID, j.PhysicalPartitionID, j.SessionToken = strOrNull(a.PartitionKeyRangeID), strOrNull(a.PhysicalPartitionID), strOrNull(a.SessionToken)
+	if a.HasLSN {
+		lsn := a.LSN
+		j.LSN = &lsn
+	}
+	j.RetryAfterMs, j.WaitedMs = msOrNull(a.RetryAfter), msOrNull(a.Waited)
 	return jsonenc.Marshal(j)
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -72,6 +73,32 @@ func TestEngineWaitsOutAnRUBudgetThe429Names(t *testing.T) {
 	}
 	if res.RequestCharge != 100 {
 		t.Errorf("charge %v, want 100 (the 429 costs nothing)", res.RequestCharge)
+	}
+	// The anatomy of both attempts: what the 429 asked and what was waited, and where
+	// the service says it served each (the emulator's one range, "0").
+	if a[0].RetryAfter != 250*time.Millisecond || a[0].Waited != 250*time.Millisecond || a[1].Waited != 0 {
+		t.Errorf("retry-after asked %v, waited %v then %v; want 250ms, 250ms, 0", a[0].RetryAfter, a[0].Waited, a[1].Waited)
+	}
+	if a[1].PartitionKeyRangeID != "0" || !a[1].HasLSN || a[1].LSN < 5 || !strings.HasPrefix(a[1].SessionToken, "0:") {
+		t.Errorf("the create's placement: range %q, lsn %v/%d, session token %q; want range 0, the LSN of the fifth write or later, 0:…",
+			a[1].PartitionKeyRangeID, a[1].HasLSN, a[1].LSN, a[1].SessionToken)
+	}
+	j, err := json.Marshal(a[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		StatusText   *string  `json:"status_text"`
+		RetryAfterMs *float64 `json:"retry_after_ms"`
+		WaitedMs     *float64 `json:"waited_ms"`
+		RangeID      *string  `json:"partition_key_range_id"`
+	}
+	if err := json.Unmarshal(j, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.StatusText == nil || !strings.Contains(*got.StatusText, "RU/s budget") || got.RetryAfterMs == nil || *got.RetryAfterMs != 250 ||
+		got.WaitedMs == nil || *got.WaitedMs != 250 || got.RangeID == nil || *got.RangeID != "0" {
+		t.Errorf("the 429's JSON %s lacks its words, retry-after, wait or range", j)
 	}
 	if got := srv.State().Throttled; got != 1 {
 		t.Errorf("the emulator throttled %d requests, want 1", got)

@@ -5,7 +5,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 )
 
@@ -64,10 +66,16 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 		{Header: "DURATION", Key: true, Right: true},
 	}
 	if server {
-		cols = append(cols, Column{Header: "SERVER", Priority: 4, Right: true})
+		// NET is DURATION minus SERVER: the network, queueing and the client.
+		cols = append(cols, Column{Header: "SERVER", Priority: 4, Right: true}, Column{Header: "NET", Priority: 4, Right: true})
+	}
+	cols = append(cols, Column{Header: "STATUS", Key: true})
+	// RANGE is the partition key range that answered, when the answers said.
+	ranges := rangeColumn(d)
+	if ranges {
+		cols = append(cols, Column{Header: "RANGE", Priority: 2, Right: true})
 	}
 	cols = append(cols,
-		Column{Header: "STATUS", Key: true},
 		Column{Header: "RU", Priority: 2, Right: true},
 		Column{Header: "OUTCOME", Key: true},
 		Column{Header: "TIMELINE " + span, Short: span, Name: "timeline", Priority: 5, Min: timelineMin, Fill: func(row, width int) string {
@@ -86,10 +94,13 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 			attemptDuration(a, sym),
 		}
 		if server {
-			row = append(row, serverDuration(a, sym))
+			row = append(row, serverDuration(a, sym), networkDuration(a, sym))
+		}
+		row = append(row, attemptStatus(a, sym))
+		if ranges {
+			row = append(row, orDefault(a.PartitionKeyRangeID, sym.dash))
 		}
 		row = append(row,
-			attemptStatus(a, sym),
 			charge(a, sym),
 			paintOutcome(st, a.Outcome, string(a.Outcome)),
 			paintOutcome(st, a.Outcome, timeline(a, total, sym, TimelineWidth)),
@@ -111,6 +122,12 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	tail.add("winner", winner(d, st))
 	tail.add("request charge", totalCharge(d))
 	tail.add("duration", HumanDuration(d.Duration))
+	if words := statusWords(d); words != "" {
+		tail.add("statuses", words)
+	}
+	if t := throttling(d); t != "" {
+		tail.add("throttled", st.Warn(t))
+	}
 	if d.TimedOut {
 		tail.add("timed out", paintLines(st.Bad, timeoutSummary(d)))
 	}
@@ -161,6 +178,63 @@ func serverDuration(a engine.Attempt, sym symbols) string {
 		return sym.dash
 	}
 	return HumanDuration(a.ServerDuration)
+}
+
+// networkDuration is an attempt's time outside the service: its duration minus the
+// service's own, a dash when the service did not say.
+func networkDuration(a engine.Attempt, sym symbols) string {
+	if a.ServerDuration <= 0 || a.Outcome == engine.OutcomeInFlight {
+		return sym.dash
+	}
+	return HumanDuration(max(a.Duration-a.ServerDuration, 0))
+}
+
+// rangeColumn reports whether any answer named its partition key range.
+func rangeColumn(d *engine.Diagnostics) bool {
+	for _, a := range d.Attempts {
+		if a.PartitionKeyRangeID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// statusWords puts each status other than a success that the attempts met into words,
+// once each, in the order met (cosmosctl help statuses lists them all).
+func statusWords(d *engine.Diagnostics) string {
+	var lines []string
+	seen := map[[2]int]bool{}
+	for _, a := range d.Attempts {
+		k := [2]int{a.StatusCode, a.SubStatus}
+		if a.StatusCode < 300 || seen[k] {
+			continue
+		}
+		seen[k] = true
+		lines = append(lines, status(a.StatusCode, a.SubStatus, symbols{})+": "+cosmos.StatusWords(a.StatusCode, a.SubStatus))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// throttling sums the 429s apart from the charge: how many, the waits they asked for
+// and the time the engine waited after them.
+func throttling(d *engine.Diagnostics) string {
+	n := 0
+	var asked, waited time.Duration
+	for _, a := range d.Attempts {
+		if a.StatusCode == 429 {
+			n++
+			asked += a.RetryAfter
+			waited += a.Waited
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d attempt", n)
+	if n > 1 {
+		s += "s"
+	}
+	return s + fmt.Sprintf(" answered 429; retry-after asked %s in all, waited %s", HumanDuration(asked), HumanDuration(waited))
 }
 
 // attemptStatus is the attempt's status, or "timeout" when its own timeout expired.

@@ -143,6 +143,26 @@ var diagnosticsCases = []struct {
 		Duration:      6075 * ms,
 		Notes:         []string{"region health: East US: 3 timeouts in 40s, unavailable until 12:03:06, then one probe request; moved last"},
 	}},
+	{"throttled_then_served_anatomy", &engine.Diagnostics{
+		Operation: engine.OpRead, Database: "shop", Container: "orders", ID: "order-1", PartitionKey: json.RawMessage(`["alice"]`),
+		EffectiveRegions: []string{"West US"},
+		HedgeConfig:      "off",
+		Attempts: []engine.Attempt{{
+			N: 1, Region: "West US", Reason: engine.ReasonInitial,
+			Start: 0, Duration: 9 * ms, ServerDuration: 2 * ms, StatusCode: 429, SubStatus: 3200,
+			PartitionKeyRangeID: "3", RetryAfter: 40 * ms, Waited: 41 * ms, Outcome: engine.OutcomeFailed,
+			Note: "429 from West US: waiting 40ms as asked",
+		}, {
+			N: 2, Region: "West US", Reason: engine.ReasonRetry,
+			Start: 50 * ms, Duration: 7 * ms, ServerDuration: 1500 * time.Microsecond, StatusCode: 200, RequestCharge: 1,
+			PartitionKeyRangeID: "3", LSN: 812, HasLSN: true, SessionToken: "3:-1#812", Outcome: engine.OutcomeWon,
+		}},
+		ContactedRegions: []string{"West US"},
+		RespondedRegions: []string{"West US"},
+		WinningRegion:    "West US", WinningAttempt: 2,
+		RequestCharge: 1,
+		Duration:      57 * ms,
+	}},
 	{"all_regions_excluded", &engine.Diagnostics{
 		Operation: engine.OpRead, Database: "shop", Container: "orders", ID: "order-1", PartitionKey: json.RawMessage(`["alice"]`),
 		PreferredRegions: []string{"West US", "North Europe"},

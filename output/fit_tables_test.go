@@ -118,11 +118,19 @@ type fittedColumn struct {
 // diagnosticsColumns are the columns of the diagnostics table of d.
 func diagnosticsColumns(d *engine.Diagnostics) []fittedColumn {
 	span := "0–" + HumanDuration(timelineSpan(d))
-	return []fittedColumn{
+	cols := []fittedColumn{
 		{header: "#", key: true}, {header: "REGION", key: true}, {header: "REASON"}, {header: "START"},
-		{header: "DURATION", key: true}, {header: "STATUS", key: true}, {header: "RU"}, {header: "OUTCOME", key: true},
-		{header: "TIMELINE " + span, short: span, name: "timeline"}, {header: "ACTIVITY ID"},
+		{header: "DURATION", key: true},
 	}
+	if serverColumn(d) {
+		cols = append(cols, fittedColumn{header: "SERVER"}, fittedColumn{header: "NET"})
+	}
+	cols = append(cols, fittedColumn{header: "STATUS", key: true})
+	if rangeColumn(d) {
+		cols = append(cols, fittedColumn{header: "RANGE"})
+	}
+	return append(cols, fittedColumn{header: "RU"}, fittedColumn{header: "OUTCOME", key: true},
+		fittedColumn{header: "TIMELINE " + span, short: span, name: "timeline"}, fittedColumn{header: "ACTIVITY ID"})
 }
 
 func fittedTables() []fittedTable {

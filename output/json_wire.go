@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"github.com/cosmosctl/cosmosctl/cosmos"
 
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/internal/jsonenc"
@@ -82,7 +83,10 @@ type ErrorJSON struct {
 	StatusCode *int   `json:"status_code"`
 	SubStatus  *int   `json:"substatus"`
 	Code       string `json:"code"`
-	Message    string `json:"message"`
+	// StatusText is the status and substatus in words (cosmosctl help statuses), null
+	// when there was no status.
+	StatusText *string `json:"status_text"`
+	Message    string  `json:"message"`
 	// ServiceMessage is the service's message as it sent it, diagnostics and all, when
 	// it says more than Message.
 	ServiceMessage *string  `json:"service_message"`
@@ -103,6 +107,9 @@ func (e ErrorObject) MarshalJSON() ([]byte, error) {
 		ActivityID: stringOrNull(e.ActivityID), RequestCharge: floatOrNull(e.RequestCharge), RetryAfterMs: floatOrNull(e.RetryAfterMs),
 		Endpoint: stringOrNull(e.Endpoint), RequestSent: e.RequestSent, TimeoutMs: floatOrNull(e.TimeoutMs)}
 	j.StatusCode, j.SubStatus = statusOrNull(e.StatusCode, e.SubStatus)
+	if e.StatusCode != 0 {
+		j.StatusText = stringOrNull(cosmos.StatusWords(e.StatusCode, e.SubStatus))
+	}
 	return jsonenc.Marshal(j)
 }
 
