@@ -62,6 +62,10 @@ type Options struct {
 	Clock     clock.Clock
 	// Progress is called after every line with the run's progress so far.
 	Progress func(Progress)
+	// Written, when set, is called after every write sent for a line (a line the
+	// import retries is written more than once) with the line's number and id and the
+	// engine's result (its diagnostics) and error; from the writers' goroutines.
+	Written func(line int64, id string, res *engine.Result, err error)
 	// Checkpoint is called with a copy of the state every CheckpointEvery (default
 	// 1 s) and once at the end, never twice at once; nil keeps no state.
 	Checkpoint      func(*State) error
@@ -524,6 +528,9 @@ func write(ctx context.Context, o *Options, t *tracker, j job, sentBefore bool) 
 		sent++
 		answeredBefore, throttlesBefore := t.answers(), throttles.Load()
 		res, err := o.Client.Execute(ctx, op)
+		if o.Written != nil {
+			o.Written(j.n, j.id, res, err)
+		}
 		if res != nil && res.Diagnostics != nil {
 			r.ru += res.Diagnostics.RequestCharge
 			o.Limiter.Spent(res.Diagnostics.RequestCharge)

@@ -488,6 +488,10 @@ func (r *changesRun) diagnose(b *changefeed.Batch) {
 		return
 	}
 	in := b.Info
+	if r.o.conn.diagnosticsJSON {
+		r.o.conn.eventsTo(r.io).emit(newPollEvent(b))
+		return
+	}
 	var line strings.Builder
 	fmt.Fprintf(&line, "%s %s: ", in.Kind, rangeLabel(b.RangeID))
 	switch {

@@ -31,8 +31,11 @@ type connFlags struct {
 	settingsFlags
 	region      string
 	diagnostics bool
-	noColor     bool
-	ephemeral   bool
+	// diagnosticsJSON: --diagnostics=json, the diagnostics as NDJSON events on stderr.
+	diagnosticsJSON bool
+	events          *eventWriter
+	noColor         bool
+	ephemeral       bool
 	// noReplicaHealth turns replica health ordering off in direct mode, to compare.
 	noReplicaHealth bool
 	// noContainer says the command uses no database or container (regions, probe
@@ -73,7 +76,8 @@ func (f *connFlags) register(c *cobra.Command) {
 	f.flags = fl
 	f.settingsFlags.register(fl)
 	fl.StringVar(&f.region, "region", "", "send this command to one region only (every other region excluded)")
-	fl.BoolVar(&f.diagnostics, "diagnostics", false, "print the per-attempt diagnostics table on stderr even when it is not a terminal; --diagnostics=false: never, not even on a terminal")
+	fl.Var(diagnosticsValue{on: &f.diagnostics, json: &f.diagnosticsJSON}, "diagnostics", "print the per-attempt diagnostics table on stderr even when it is not a terminal; --diagnostics=false: never, not even on a terminal; --diagnostics=json: one JSON object a line on stderr for each read, query page, change feed poll or import write, every attempt's anatomy in it (docs/json/diagnostics.schema.json)")
+	fl.Lookup("diagnostics").NoOptDefVal = "true"
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour (also: NO_COLOR set to anything)")
 	fl.BoolVar(&f.ephemeral, "ephemeral", false, "with the embedded emulator, use one of this command's own with data in memory, not the data that commands share in the user's cache directory")
 	fl.BoolVar(&f.noReplicaHealth, "no-replica-health", false, "direct mode: ignore replica health when choosing a replica (for comparison only)")
@@ -292,6 +296,15 @@ func (f *connFlags) terminalDiagnostics(io *IOStreams) bool {
 		return false
 	}
 	return io.ErrTTY
+}
+
+// eventsTo is where --diagnostics=json writes its events: stderr, one writer for the
+// command, shared by its goroutines.
+func (f *connFlags) eventsTo(io *IOStreams) *eventWriter {
+	if f.events == nil {
+		f.events = &eventWriter{w: io.ErrOut}
+	}
+	return f.events
 }
 
 func (f *connFlags) styles(io *IOStreams) output.Styles {

@@ -306,6 +306,12 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 				bar.Update(progress.Counts{Done: p.Done - p.Rejected, Failed: p.Rejected, Skipped: p.Skipped, RU: p.RequestCharge, Total: bar.total})
 			}
 		}}
+	if o.conn.diagnosticsJSON {
+		events := o.conn.eventsTo(io)
+		bo.Written = func(line int64, id string, res *engine.Result, err error) {
+			events.emit(newWriteEvent(line, id, res, err))
+		}
+	}
 	if o.state != "" {
 		bo.Checkpoint = func(s *bulk.State) error { return s.Save(o.state, time.Now()) }
 		bo.CheckpointEvery = importCheckpointEvery

@@ -335,8 +335,13 @@ func (o *itemOptions) render(io *IOStreams, sess *session, res *engine.Result, e
 	}
 	// Nothing sent (bad input the engine refused), nothing to show: an empty table would
 	// only describe settings that never applied.
-	if res != nil && res.Diagnostics != nil && len(res.Diagnostics.Attempts) > 0 && (o.conn.diagnostics || o.conn.terminalDiagnostics(io)) && !o.conn.wantJSON(sess.settings) {
-		_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
+	if res != nil && res.Diagnostics != nil && len(res.Diagnostics.Attempts) > 0 {
+		switch {
+		case o.conn.diagnosticsJSON:
+			o.conn.eventsTo(io).emit(diagnosticsEvent{"diagnostics", res.Diagnostics})
+		case (o.conn.diagnostics || o.conn.terminalDiagnostics(io)) && !o.conn.wantJSON(sess.settings):
+			_ = output.WriteDiagnostics(io.ErrOut, res.Diagnostics, o.conn.styles(io))
+		}
 	}
 	return asUsage(err)
 }

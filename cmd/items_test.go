@@ -99,7 +99,7 @@ var volatile = []struct {
 	repl string
 }{
 	{regexp.MustCompile(`"(activity_id|session_token|etag|_etag|_rid|_self|endpoint)": "(\\"|[^"])*"`), `"$1": "…"`},
-	{regexp.MustCompile(`"(start_ms|duration_ms|server_duration_ms|_ts|latency_ms)": [0-9.e+-]+`), `"$1": 0`},
+	{regexp.MustCompile(`"(start_ms|duration_ms|server_duration_ms|network_ms|waited_ms|_ts|latency_ms)": [0-9.e+-]+`), `"$1": 0`},
 	{regexp.MustCompile(`"_ts":[0-9]+`), `"_ts":0`},
 	{regexp.MustCompile(`ActivityId: [0-9a-fA-F-]{36}`), `ActivityId: …`}, // in a service_message
 }

@@ -165,6 +165,11 @@ func TestEveryCommandsJSONMatchesItsSchema(t *testing.T) {
 		t.Fatalf("import of a bad line → %d", rejected.code)
 	}
 	validate(t, "import", rejected.out, false)
+	// --diagnostics=json events of each kind.
+	validate(t, "diagnostics", run("", "read", "o1", "--pk", "t1", "--diagnostics=json").errOut, true)
+	validate(t, "diagnostics", run("", "query", "SELECT * FROM c", "-o", "ndjson", "--diagnostics=json").errOut, true)
+	validate(t, "diagnostics", run("", "changes", "--diagnostics=json").errOut, true)
+	validate(t, "diagnostics", run("", "import", input, "--progress", "off", "--diagnostics=json").errOut, true)
 	exp := run("", "export", "--progress", "json")
 	validate(t, "export", exp.out, true)
 	validate(t, "export.progress", exp.errOut, true)

@@ -279,6 +279,7 @@ type queryRun struct {
 	firstItem time.Duration
 	items     []json.RawMessage  // kept for table and json
 	pages     []output.QueryPage // kept for json and --diagnostics
+	pageN     int                // the pages the pipeline reported so far
 	progress  *queryProgress
 }
 
@@ -288,9 +289,13 @@ func (r *queryRun) read(ctx context.Context, it *query.Iterator) error {
 	for {
 		items, info, err := it.Next(ctx)
 		if info != nil {
+			r.pageN++
+			if r.o.conn.diagnosticsJSON {
+				r.o.conn.eventsTo(r.io).emit(pageEvent{"page", output.NewQueryPage(r.pageN, *info)})
+			}
 			// Kept only for what prints them: a long query has many pages.
-			if r.format == config.OutputJSON || r.o.conn.diagnostics {
-				r.pages = append(r.pages, output.NewQueryPage(len(r.pages)+1, *info))
+			if r.format == config.OutputJSON || r.o.conn.diagnostics && !r.o.conn.diagnosticsJSON {
+				r.pages = append(r.pages, output.NewQueryPage(r.pageN, *info))
 			}
 		}
 		if len(items) > 0 {
@@ -361,6 +366,8 @@ func (r *queryRun) finish(ctx context.Context, it *query.Iterator, runErr error)
 	}
 	if r.format != config.OutputJSON {
 		switch {
+		case r.o.conn.diagnosticsJSON:
+			// Each page went out as an event.
 		case r.o.conn.diagnostics:
 			head := output.QueryHead{Query: r.spec.Query, Scope: r.scope(), Hedging: r.hedging(), E2ETimeout: r.sess.settings.E2ETimeout}
 			_ = output.WriteQueryPages(r.io.ErrOut, st, head, r.pages, totals)

@@ -58,7 +58,7 @@ var topCommands = []topCommand{
 var wholeTreeCommands = map[string]bool{
 	"completion": true, "help": true,
 	cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true,
-	"exit-codes": true, "environment": true, "configuration": true, "scenarios": true, "embedded-emulator": true,
+	"exit-codes": true, "environment": true, "configuration": true, "scenarios": true, "embedded-emulator": true, "statuses": true,
 }
 
 // commandToBuild is the top-level command that the arguments run, when that command is

@@ -88,6 +88,8 @@ var readmeExitCodes = map[string]int{
 // readmeShows are what an example must print (stdout and stderr together), because the
 // README says it does.
 var readmeShows = map[string]*regexp.Regexp{
+	`cat read.ndjson`:         regexp.MustCompile(`(?m)^\{"event":"diagnostics","diagnostics":\{.*"partition_key_range_id":"\d+".*"lsn":\d+`),
+	`cosmosctl help statuses`: regexp.MustCompile(`429/3200\s+the partition's RU/s budget was used up`),
 	`cosmosctl read order-1 --pk tenant-7 --exclude "East US" --diagnostics`: regexp.MustCompile(`winner\s+West US \(attempt 1\)`),
 	`echo '{"id":"order-1","pk":"tenant-7","total":42}' | cosmosctl create -f - >/dev/null`: regexp.MustCompile(
 		`cosmosctl: http://127\.0\.0\.1:\d+ is a cosmosctl emulator; using what it announces: its well-known key, database app, container items`),
@@ -116,7 +118,7 @@ var readmeShows = map[string]*regexp.Regexp{
 	"cosmosctl import items.ndjson --state items.state --concurrency 32 --max-ru-per-second 2000": regexp.MustCompile(
 		`resuming the import from items\.state: 1,000 lines done by 1 earlier run`),
 	`printf '{"id":"big-%s","pk":"a","pad":"%0100000d"}' 2 0 | cosmosctl create -f - --diagnostics >/dev/null`: regexp.MustCompile(
-		`429/3200\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+\S+\s+201\s+490\.00\s+won`),
+		`429/3200\s+0\s+0\.00\s+failed[^\n]*\n2\s+East US\s+retry\s+\S+\s+\S+\s+\S+\s+\S+\s+201\s+0\s+490\.00\s+won[^\n]*\n(?s:.*)statuses\s+429/3200: the partition's RU/s budget was used up\nthrottled\s+1 attempt answered 429; retry-after asked \S+ in all, waited \S+`),
 }
 
 // readmeGiven sets up what an example needs that the README leaves to the reader or to
