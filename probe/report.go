@@ -175,10 +175,15 @@ func (p *run) writeNotes(rows []output.ProbeRegion, notSent []*int) {
 				r.Region, *notSent[i], plural2(*notSent[i], "request", "requests"), p.sched.Rate, p.sched.Concurrency))
 		}
 	}
+	// The notes are for a person: on stderr under -o tsv, whose stdout is the table alone.
+	w := p.streams.Out
+	if p.opts.Style.TSV {
+		w = p.streams.ErrOut
+	}
 	if len(notes) > 0 {
-		fmt.Fprintln(p.streams.Out)
+		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintln(p.streams.Out, "note: "+n)
+			fmt.Fprintln(w, "note: "+n)
 		}
 	}
 }

@@ -104,3 +104,22 @@ func TestEachRegionsSummaryHasItsServerAndNetworkTimes(t *testing.T) {
 		t.Fatalf("want the verdict on West US alone:\n%s", table.String())
 	}
 }
+
+func TestUnderTSVTheNotesGoToStderr(t *testing.T) {
+	send := func(context.Context, string) outcome {
+		return outcome{status: 200, charge: 1, serverTimes: []workload.ServerTime{{Server: time.Millisecond, Network: 300 * time.Millisecond}}}
+	}
+	var out, errOut lockedBuffer
+	p := testRun(clock.NewFake(time.Unix(1000, 0)), send, workload.Schedule{Concurrency: 1, Count: 2}, &out)
+	p.streams.ErrOut = &errOut
+	p.opts.Style.TSV = true
+	if awaitEnd(t, start(context.Background(), p)) {
+		t.Fatal("interrupted")
+	}
+	if err := p.report("read", false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "note:") || !strings.Contains(errOut.String(), "note: the path to East US is slow") {
+		t.Fatalf("stdout %q, stderr %q: want the table alone on stdout, the note on stderr", out.String(), errOut.String())
+	}
+}
