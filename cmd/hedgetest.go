@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/hedgetest"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/retries"
+	"github.com/cosmosctl/cosmosctl/workload"
 )
 
 type hedgeTestOptions struct {
@@ -487,6 +490,9 @@ func (o *hedgeTestOptions) printTable(io *IOStreams, results []hedgetest.Result,
 	if len(writes) > 0 {
 		writeWrites(w, writes)
 	}
+	if err := writeHedgeTestRegions(w, wst, results); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "\n"+extraRUNote)
 	fmt.Fprintln(w, verdictText(rec))
 	if io.OutTTY && !st.TSV {
@@ -579,6 +585,67 @@ type hedgeTestStrategy struct {
 	// ReplicaHealth is set for --scenario replica-move (false on the comparison runs);
 	// null for other scenarios.
 	ReplicaHealth *bool `json:"replica_health"`
+	// Regions are the requests on the wire by region, hedges and retries included, each
+	// with its client-measured percentiles and, for the answers that carried the
+	// service's own time, server_p50_ms … network_p99_ms (null when none did).
+	Regions []hedgeTestRegion `json:"regions"`
+}
+
+// hedgeTestRegion is one region's requests on the wire under a strategy, hedges and
+// retries included (hedgetest.RecordAttempts): the client's time of each, and for the
+// answers that carried it the service's own time and the network's.
+type hedgeTestRegion struct {
+	Region string `json:"region"`
+	workload.Summary
+}
+
+// hedgeTestRegionsOf is r's regions, by name.
+func hedgeTestRegionsOf(r hedgetest.Result) []hedgeTestRegion {
+	out := []hedgeTestRegion{}
+	for _, region := range slices.Sorted(maps.Keys(r.Regions)) {
+		out = append(out, hedgeTestRegion{Region: region, Summary: r.Regions[region].Summary()})
+	}
+	return out
+}
+
+// writeHedgeTestRegions writes, when some answer carried the service's own time, every
+// region's requests on the wire over all the strategies, with their server and
+// network times, and the notes on a region that is slow itself or slow to reach.
+func writeHedgeTestRegions(w io.Writer, st output.Styles, results []hedgetest.Result) error {
+	all := map[string]*workload.Stats{}
+	for _, r := range results {
+		for region, s := range r.Regions {
+			if all[region] == nil {
+				all[region] = workload.NewStats()
+			}
+			all[region].Merge(s)
+		}
+	}
+	var rows []output.ProbeRegion
+	server := false
+	for _, region := range slices.Sorted(maps.Keys(all)) {
+		sum := all[region].Summary()
+		server = server || sum.HasServerTime()
+		rows = append(rows, output.ProbeRegion{Region: region, Summary: sum})
+	}
+	if !server {
+		return nil
+	}
+	fmt.Fprintln(w, "\nrequests on the wire by region, every strategy (SRV: the service's own time; NET: the rest, the network):")
+	if err := output.WriteProbeTable(w, st, rows); err != nil {
+		return err
+	}
+	var notes []string
+	for _, r := range rows {
+		notes = append(notes, output.ServerTimeVerdicts(r.Region, r.Summary)...)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	return nil
 }
 
 // hedgeTestWins is the share of a strategy's operations one region's answer won.
@@ -627,6 +694,7 @@ func hedgeTestJSON(scenario string, o *hedgeTestOptions, results []hedgetest.Res
 			Name: r.Strategy, P50Ms: msOf(q(0.5)), P90Ms: msOf(q(0.9)), P99Ms: msOf(q(0.99)), P999Ms: msOf(q(0.999)), MaxMs: msOf(q(1)),
 			Reads: r.Reads, Operations: r.Requests, Requests: r.Attempts, ExtraRequestsPct: r.ExtraRequestsPct(), RequestCharge: r.RequestCharge,
 			ExtraRUPct: r.ExtraRUPct(), Timeouts: r.Timeouts, Failures: r.Failures, Wins: winsOf(r), DurationMs: msOf(r.Duration),
+			Regions: hedgeTestRegionsOf(r),
 		})
 	}
 	return rep

@@ -80,6 +80,11 @@ type Result struct {
 	WinnerCharge  float64
 	Wins          map[string]int
 	Duration      time.Duration
+	// Regions are the requests on the wire by region, hedges and retries included: each
+	// attempt's client-measured duration, and for the answers that carried it the
+	// service's own time and the network's (see RecordAttempts), so that a region that
+	// is slow itself is told from one that is slow to reach.
+	Regions map[string]*workload.Stats
 }
 
 // operations is what extra requests and win shares count against: the engine
@@ -118,9 +123,36 @@ func (r Result) WinShare() map[string]float64 {
 	return out
 }
 
+// RecordAttempts adds each attempt to the record of its region: an answer (any
+// status) with its client-measured duration and, when it carried the service's own
+// time, that and the network's; an attempt whose own timeout expired as a timeout. An
+// attempt cancelled because another answered first measured nothing of its region
+// but that it had not answered yet, and one still in flight nothing at all: neither
+// is recorded.
+func RecordAttempts(byRegion map[string]*workload.Stats, attempts []engine.Attempt) {
+	for _, a := range attempts {
+		if a.Outcome == engine.OutcomeInFlight || a.Outcome == engine.OutcomeCancelled && !a.TimedOut {
+			continue
+		}
+		st := byRegion[a.Region]
+		if st == nil {
+			st = workload.NewStats()
+			byRegion[a.Region] = st
+		}
+		if a.TimedOut {
+			st.RecordTimeout(a.RequestCharge)
+			continue
+		}
+		st.Record(a.Duration, a.StatusCode, a.SubStatus, a.RequestCharge, a.Outcome == engine.OutcomeFailed)
+		if t, ok := workload.SplitDuration(a.Duration, a.ServerDuration); ok && a.StatusCode != 0 {
+			st.RecordServerTime(t)
+		}
+	}
+}
+
 // Run reads the workload's items Count times under one strategy.
 func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
-	res := Result{Strategy: spec.Name, Stats: workload.NewStats(), Wins: map[string]int{}}
+	res := Result{Strategy: spec.Name, Stats: workload.NewStats(), Wins: map[string]int{}, Regions: map[string]*workload.Stats{}}
 	op := engine.Operation{Kind: engine.OpRead, Database: w.Database, Container: w.Container, E2ETimeout: w.E2ETimeout, ExcludeRegions: w.ExcludeRegions}
 	if err := w.Op.check(); err != nil {
 		return res, err
@@ -182,6 +214,7 @@ func Run(ctx context.Context, w Workload, spec Spec) (Result, error) {
 		for _, d := range took {
 			res.Requests++
 			res.Attempts += len(d.Attempts)
+			RecordAttempts(res.Regions, d.Attempts)
 			res.RequestCharge += d.RequestCharge
 			if d.WinningRegion != "" {
 				res.Wins[d.WinningRegion]++

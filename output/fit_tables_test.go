@@ -60,6 +60,24 @@ func realisticProbeRows() []ProbeRegion {
 	}
 }
 
+// realisticServerProbeRows are realisticProbeRows whose answers carried the service's
+// time: Australia Southeast's mostly network.
+func realisticServerProbeRows() []ProbeRegion {
+	rows := realisticProbeRows()
+	rows[0].Summary = withServerTimes(rows[0].Summary, 1.2, 6.1, 0.9, 2.15)
+	rows[1].Summary = withServerTimes(rows[1].Summary, 2.4, 11.5, 92.7, 298.6)
+	return rows
+}
+
+func realisticServerReplicaRows() []ProbeReplica {
+	rows := realisticReplicaRows()
+	for i := range rows[:4] {
+		p50 := *rows[i].Summary.P50Ms
+		rows[i].Summary = withServerTimes(rows[i].Summary, p50/4, p50, p50*3/4, p50*2)
+	}
+	return rows
+}
+
 func realisticReplicaRows() []ProbeReplica {
 	addr := func(region, id string) string {
 		return "rntbd://cdb-ms-prod-" + region + "1-be12.documents.azure.com:14070/apps/9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/services/" +
@@ -161,6 +179,29 @@ func fittedTables() []fittedTable {
 		},
 		full:    []string{"1234 (503/0×1000, 429/3200×200, network×30, …)", "1234567.89", "123456"},
 		goldens: []int{80},
+	}, fittedTable{
+		name:   "probe_table_server_realistic",
+		render: func(w io.Writer, st Styles) error { return WriteProbeTable(w, st, realisticServerProbeRows()) },
+		header: "REGION",
+		cols: []fittedColumn{
+			{header: "REGION", key: true}, {header: "COUNT"}, {header: "ERRORS", key: true}, {header: "P50", key: true},
+			{header: "P90"}, {header: "P99", key: true}, {header: "SRV P50", name: "server p50"}, {header: "SRV P99", name: "server p99"},
+			{header: "NET P99", name: "network p99"}, {header: "P99.9"}, {header: "MAX"}, {header: "RU"},
+		},
+		full:    []string{"1234 (503/0×1000, 429/3200×200, network×30, …)", "1234567.89", "123456", "299ms"},
+		goldens: []int{80, 120},
+	}, fittedTable{
+		name:   "probe_replicas_server_realistic",
+		render: func(w io.Writer, st Styles) error { return WriteProbeReplicas(w, st, realisticServerReplicaRows()) },
+		header: "REGION",
+		cols: []fittedColumn{
+			{header: "REGION", key: true}, {header: "RANGE"}, {header: "REPLICA", key: true}, {header: "ROLE"},
+			{header: "HEALTH", key: true}, {header: "COUNT"}, {header: "ERRORS", key: true}, {header: "P50", key: true},
+			{header: "P90"}, {header: "P99", key: true}, {header: "SRV P50", name: "server p50"}, {header: "SRV P99", name: "server p99"},
+			{header: "NET P99", name: "network p99"}, {header: "P99.9"}, {header: "MAX"}, {header: "RU"},
+		},
+		full:    []string{realisticReplicaRows()[0].Address, "unhealthy (removed)", "30864 (410/1000×30000, 503/0×864)", "38280.04"},
+		goldens: []int{100},
 	}, fittedTable{
 		name:   "probe_replicas_realistic",
 		render: func(w io.Writer, st Styles) error { return WriteProbeReplicas(w, st, realisticReplicaRows()) },

@@ -20,37 +20,54 @@ type ProbeRegion struct {
 }
 
 // WriteProbeTable writes the per-region latency table of `cosmosctl probe`: REGION, COUNT,
-// ERRORS (with the commonest statuses), P50, P90, P99, P99.9, MAX and the request charge.
+// ERRORS (with the commonest statuses), P50, P90, P99, then, when some answer carried
+// the service's own time, SRV P50, SRV P99 and NET P99, then P99.9, MAX and the request
+// charge.
 func WriteProbeTable(w io.Writer, st Styles, regions []ProbeRegion) error {
-	t := NewTableOf(w, st, append([]Column{{Header: "REGION", Key: true, Priority: 9, Min: 10}}, summaryColumns...)...)
+	server := false
 	for _, r := range regions {
-		t.Append(append([]string{r.Region}, summaryCells(st, r.Summary)...)...)
+		server = server || r.Summary.HasServerTime()
+	}
+	t := NewTableOf(w, st, append([]Column{{Header: "REGION", Key: true, Priority: 9, Min: 10}}, summaryColumns(server)...)...)
+	for _, r := range regions {
+		t.Append(append([]string{r.Region}, summaryCells(st, r.Summary, server)...)...)
 	}
 	return t.Render()
 }
 
 // summaryColumns are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU columns of the
-// region and replica tables. On a narrow terminal the request charge goes first, then
-// the p99.9; then the error breakdown is cut (its count and commonest statuses come
-// first); then the p90 goes (the p50 and p99 bracket it), the count and the maximum. The
-// p50 and p99 always stay.
-var summaryColumns = []Column{
-	{Header: "COUNT", Priority: 5, Right: true},
-	{Header: "ERRORS", Key: true, Priority: 3, Min: 8},
-	{Header: "P50", Key: true, Right: true},
-	{Header: "P90", Priority: 4, Right: true},
-	{Header: "P99", Key: true, Right: true},
-	{Header: "P99.9", Priority: 2, Right: true},
-	{Header: "MAX", Priority: 6, Right: true},
-	{Header: "RU", Priority: 1, Right: true},
+// region and replica tables, with server the SRV P50, SRV P99 and NET P99 columns after
+// the P99. On a narrow terminal the server p50 goes first, then the network and server
+// p99s (the verdicts under the probe's table say what they would), then the request
+// charge, then the p99.9; then the error breakdown is cut (its count and commonest
+// statuses come first); then the p90 goes (the p50 and p99 bracket it), the count and
+// the maximum. The p50 and p99 always stay.
+func summaryColumns(server bool) []Column {
+	cols := []Column{
+		{Header: "COUNT", Priority: 5, Right: true},
+		{Header: "ERRORS", Key: true, Priority: 3, Min: 8},
+		{Header: "P50", Key: true, Right: true},
+		{Header: "P90", Priority: 4, Right: true},
+		{Header: "P99", Key: true, Right: true},
+	}
+	if server {
+		cols = append(cols,
+			Column{Header: "SRV P50", Name: "server p50", Priority: -1, Right: true},
+			Column{Header: "SRV P99", Name: "server p99", Priority: 0, Right: true},
+			Column{Header: "NET P99", Name: "network p99", Priority: 0, Right: true})
+	}
+	return append(cols,
+		Column{Header: "P99.9", Priority: 2, Right: true},
+		Column{Header: "MAX", Priority: 6, Right: true},
+		Column{Header: "RU", Priority: 1, Right: true})
 }
 
-// summaryCells are the COUNT, ERRORS, P50, P90, P99, P99.9, MAX and RU cells of one
-// stream of probe requests, shared by the region and replica tables.
-func summaryCells(st Styles, s workload.Summary) []string {
+// summaryCells are the cells of summaryColumns(server) for one stream of probe
+// requests, shared by the region and replica tables.
+func summaryCells(st Styles, s workload.Summary, server bool) []string {
 	lat := func(v *float64) string {
 		if v == nil {
-			return st.None() // no request answered: no latency figure
+			return st.None() // no request answered (or none said its server time)
 		}
 		return HumanDuration(msDuration(*v))
 	}
@@ -58,9 +75,11 @@ func summaryCells(st Styles, s workload.Summary) []string {
 	if s.Errors > 0 {
 		errs = st.Bad(errs)
 	}
-	return []string{strconv.Itoa(s.Count), errs,
-		lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms), lat(s.P999Ms), lat(s.MaxMs),
-		fmt.Sprintf("%.2f", s.RequestCharge)}
+	cells := []string{strconv.Itoa(s.Count), errs, lat(s.P50Ms), lat(s.P90Ms), lat(s.P99Ms)}
+	if server {
+		cells = append(cells, lat(s.ServerP50Ms), lat(s.ServerP99Ms), lat(s.NetworkP99Ms))
+	}
+	return append(cells, lat(s.P999Ms), lat(s.MaxMs), fmt.Sprintf("%.2f", s.RequestCharge))
 }
 
 // maxStatusesShown bounds the error breakdown so that the column stays readable.

@@ -40,7 +40,8 @@ type ProbeReplica struct {
 // part of the address, unique in its partition; cut at its start if need be, since ids
 // differ in their last digits); the range goes with the request charge (one probe
 // item: one range per region), the role with the p99.9 (the id ends in p for the
-// primary, s for a secondary).
+// primary, s for a secondary); the server and network columns, when shown, are hidden
+// before either.
 func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 	cols := []Column{
 		{Header: "REGION", Key: true, Priority: 9, Min: 10},
@@ -49,7 +50,11 @@ func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 		{Header: "ROLE", Priority: 2},
 		{Header: "HEALTH", Key: true, Priority: 8, Min: 9},
 	}
-	t := NewTableOf(w, st, append(cols, summaryColumns...)...)
+	server := false
+	for _, r := range replicas {
+		server = server || r.Summary.HasServerTime()
+	}
+	t := NewTableOf(w, st, append(cols, summaryColumns(server)...)...)
 	for _, r := range replicas {
 		health := r.Health
 		if !r.InReplicaSet {
@@ -61,7 +66,7 @@ func WriteProbeReplicas(w io.Writer, st Styles, replicas []ProbeReplica) error {
 		case healthUnhealthyPending:
 			health = st.Warn(health)
 		}
-		t.Append(append([]string{r.Region, r.Range, r.Address, r.Role, health}, summaryCells(st, r.Summary)...)...)
+		t.Append(append([]string{r.Region, r.Range, r.Address, r.Role, health}, summaryCells(st, r.Summary, server)...)...)
 	}
 	return t.Render()
 }

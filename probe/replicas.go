@@ -146,6 +146,9 @@ func (p *replicaProber) record(region string, latency time.Duration, out outcome
 	defer p.mu.Unlock()
 	if r := p.regions[region]; r != nil {
 		if row := r.byURL[out.replica]; row != nil {
+			for _, t := range out.serverTimes {
+				row.stats.RecordServerTime(t)
+			}
 			if out.timedOut {
 				row.stats.RecordTimeout(out.charge)
 			} else {

@@ -156,7 +156,8 @@ func (p *run) sentText() string {
 }
 
 // writeNotes writes, under the table, what the table cannot show: that the probe read a
-// missing item, a region none of whose requests got an answer (no latency figure), and
+// missing item, a region none of whose requests got an answer (no latency figure), a
+// region that is slow itself or slow to reach (its server and network times), and
 // requests due at --rate and never sent.
 func (p *run) writeNotes(rows []output.ProbeRegion, notSent []*int) {
 	var notes []string
@@ -168,15 +169,21 @@ func (p *run) writeNotes(rows []output.ProbeRegion, notSent []*int) {
 		if s.Timeouts > 0 && s.P50Ms == nil {
 			notes = append(notes, fmt.Sprintf("%s: no request got an answer in time (%d %s): no latency figure", r.Region, s.Timeouts, plural2(s.Timeouts, "timeout", "timeouts")))
 		}
+		notes = append(notes, output.ServerTimeVerdicts(r.Region, s)...)
 		if notSent[i] != nil && *notSent[i] > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d %s due at --rate %g never sent: all %d workers were waiting on earlier requests (latencies count from when each request was due)",
 				r.Region, *notSent[i], plural2(*notSent[i], "request", "requests"), p.sched.Rate, p.sched.Concurrency))
 		}
 	}
+	// The notes are for a person: on stderr under -o tsv, whose stdout is the table alone.
+	w := p.streams.Out
+	if p.opts.Style.TSV {
+		w = p.streams.ErrOut
+	}
 	if len(notes) > 0 {
-		fmt.Fprintln(p.streams.Out)
+		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintln(p.streams.Out, "note: "+n)
+			fmt.Fprintln(w, "note: "+n)
 		}
 	}
 }

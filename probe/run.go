@@ -108,6 +108,10 @@ func (p *run) run(ctx context.Context) (interrupted bool) {
 				// The request leaves the in-flight set as it is counted, under one lock,
 				// so that an interval counts it once: in flight or ended.
 				fl.done(id, func() {
+					for _, t := range out.serverTimes {
+						rec.RecordServerTime(t)
+						win.recordServerTime(now.Sub(p.start), t)
+					}
 					if out.timedOut {
 						rec.RecordTimeout(out.charge)
 						win.recordTimeout(now.Sub(p.start), out.charge)

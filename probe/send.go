@@ -10,6 +10,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/metrics"
 	"github.com/cosmosctl/cosmosctl/retries"
+	"github.com/cosmosctl/cosmosctl/workload"
 )
 
 // outcome is what one probe request got.
@@ -23,6 +24,9 @@ type outcome struct {
 	// replica is the address the request went to with --replicas, "" when it could not
 	// be sent to one (the replica set could not be resolved).
 	replica string
+	// serverTimes are the attempts that answered with the service's own time, each
+	// split into that and the network (see workload.ServerTime).
+	serverTimes []workload.ServerTime
 }
 
 // timeoutOutcome is a request that got no answer in time, as the Java SDK and cosmosctl
@@ -49,8 +53,10 @@ func readProbe(client *engine.Client, op engine.Operation, all []string) sendFun
 // the attempt timeout, 0 for no answer) and the request charge of every attempt.
 func readOutcome(res *engine.Result, err error) outcome {
 	out := outcome{}
+	var times []workload.ServerTime
 	if res != nil && res.Diagnostics != nil {
 		out.charge = res.Diagnostics.RequestCharge
+		times = serverTimes(res.Diagnostics.Attempts)
 	}
 	var te *engine.TimeoutError
 	switch {
@@ -63,6 +69,24 @@ func readOutcome(res *engine.Result, err error) outcome {
 	default:
 		out.status, out.substatus, _ = cosmos.Status(err)
 		out.failed = true
+	}
+	out.serverTimes = times
+	return out
+}
+
+// serverTimes are the attempts that got an answer carrying the service's own time,
+// split into it and the network. An answer without one (the Linux vNext emulator's)
+// adds nothing, so that its region's server and network figures stay null rather than
+// invented.
+func serverTimes(attempts []engine.Attempt) []workload.ServerTime {
+	var out []workload.ServerTime
+	for _, a := range attempts {
+		if a.StatusCode == 0 || a.Outcome == engine.OutcomeInFlight {
+			continue
+		}
+		if t, ok := workload.SplitDuration(a.Duration, a.ServerDuration); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -43,6 +43,11 @@ func (r *recent) recordTimeout(elapsed time.Duration, requestCharge float64) {
 	r.slot(elapsed, func(st *workload.Stats) { st.RecordTimeout(requestCharge) })
 }
 
+// recordServerTime adds an answer's server and network times, at elapsed into the run.
+func (r *recent) recordServerTime(elapsed time.Duration, t workload.ServerTime) {
+	r.slot(elapsed, func(st *workload.Stats) { st.RecordServerTime(t) })
+}
+
 func (r *recent) slot(elapsed time.Duration, add func(*workload.Stats)) {
 	sec := int64(elapsed / time.Second)
 	i := int(sec % int64(len(r.slots)))

@@ -1,6 +1,7 @@
 // Package workload owns what `cosmosctl probe` and `cosmosctl hedge-test` share: sending a
 // stream of requests on a schedule (open loop at a fixed rate, or closed loop), recording
-// their latencies in HdrHistograms with errors by status, and judging the result against
+// their latencies in HdrHistograms with errors by status (and, for the answers that said
+// it, the service's own time and the network's beside it), and judging the result against
 // --fail-on thresholds.
 //
 // Latency is measured from a request's intended send time, not from when it was actually

@@ -46,11 +46,16 @@ type Stats struct {
 	byStatus  map[string]int
 	charge    float64
 	max       time.Duration // exact, where the histogram's would be rounded up
+	// server and network are the answers that carried the service's own time, split
+	// (see ServerTime).
+	server  spread
+	network spread
 }
 
 // NewStats returns an empty record.
 func NewStats() *Stats {
-	return &Stats{hist: hdrhistogram.New(lowestMicros, highestMicros, sigFigs), byStatus: map[string]int{}}
+	return &Stats{hist: hdrhistogram.New(lowestMicros, highestMicros, sigFigs), byStatus: map[string]int{},
+		server: newSpread(), network: newSpread()}
 }
 
 // Record adds one request: how long it took from its intended send time, its status and
@@ -114,6 +119,8 @@ func (s *Stats) Merge(o *Stats) {
 	}
 	s.charge += snap.charge
 	s.max = max(s.max, snap.max)
+	s.server.merge(snap.server)
+	s.network.merge(snap.network)
 }
 
 // clone copies s under its lock, so that Merge never holds two locks (and s.Merge(s)
@@ -124,7 +131,7 @@ func (s *Stats) clone() *Stats {
 	c := &Stats{
 		hist:  hdrhistogram.Import(s.hist.Export()),
 		count: s.count, latencies: s.latencies, errors: s.errors, timeouts: s.timeouts, throttled: s.throttled,
-		charge: s.charge, max: s.max,
+		charge: s.charge, max: s.max, server: s.server.clone(), network: s.network.clone(),
 		byStatus: make(map[string]int, len(s.byStatus)),
 	}
 	for k, n := range s.byStatus {
@@ -184,7 +191,19 @@ type Summary struct {
 	P999Ms        *float64 `json:"p999_ms"`
 	MaxMs         *float64 `json:"max_ms"`
 	RequestCharge float64  `json:"request_charge"`
+	// The service's own time (x-ms-request-duration-ms) of the answers that carried it,
+	// and the rest of their client-measured duration, the network: a region that is
+	// slow itself has a high server time, one that is slow to reach a high network
+	// time. Null when no answer carried a server time (the Linux vNext emulator sends
+	// none): never 0.
+	ServerP50Ms  *float64 `json:"server_p50_ms"`
+	ServerP99Ms  *float64 `json:"server_p99_ms"`
+	NetworkP50Ms *float64 `json:"network_p50_ms"`
+	NetworkP99Ms *float64 `json:"network_p99_ms"`
 }
+
+// HasServerTime reports whether some answer of the stream carried a server time.
+func (s Summary) HasServerTime() bool { return s.ServerP50Ms != nil }
 
 // Summary returns the counts, the percentiles and the total request charge.
 func (s *Stats) Summary() Summary {
@@ -202,6 +221,8 @@ func (s *Stats) Summary() Summary {
 		sum.P999Ms = Ms(ms(s.quantileLocked(0.999)))
 		sum.MaxMs = Ms(ms(s.max))
 	}
+	sum.ServerP50Ms, sum.ServerP99Ms = s.server.quantileMs(0.50), s.server.quantileMs(0.99)
+	sum.NetworkP50Ms, sum.NetworkP99Ms = s.network.quantileMs(0.50), s.network.quantileMs(0.99)
 	if s.count > 0 {
 		sum.ErrorRate = float64(s.errors) / float64(s.count)
 	}

@@ -214,12 +214,13 @@ func TestSummaryJSONFieldNamesCarryTheirUnits(t *testing.T) {
 	}
 	var got map[string]any
 	json.Unmarshal(b, &got)
-	for _, k := range []string{"count", "errors", "error_rate", "timeouts", "throttled", "errors_by_status", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "request_charge"} {
+	for _, k := range []string{"count", "errors", "error_rate", "timeouts", "throttled", "errors_by_status", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "request_charge",
+		"server_p50_ms", "server_p99_ms", "network_p50_ms", "network_p99_ms"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("summary JSON lacks %q: %s", k, b)
 		}
 	}
-	if len(got) != 12 {
+	if len(got) != 16 {
 		t.Errorf("summary JSON has unexpected fields: %s", b)
 	}
 	// A stream with no answer has no latency figure: null, never 0.
@@ -227,7 +228,7 @@ func TestSummaryJSONFieldNamesCarryTheirUnits(t *testing.T) {
 	st.RecordTimeout(0)
 	b, _ = json.Marshal(st.Summary())
 	json.Unmarshal(b, &got)
-	for _, k := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"} {
+	for _, k := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "server_p50_ms", "server_p99_ms", "network_p50_ms", "network_p99_ms"} {
 		if v, ok := got[k]; !ok || v != nil {
 			t.Errorf("%s of a stream that only timed out is %v, want null: %s", k, v, b)
 		}

@@ -20,7 +20,8 @@ func TestHedgeTestOnTheEmbeddedEmulator(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}
-	for _, want := range []string{"STRATEGY", "none", "threshold=20ms/10ms", "fanout", "adaptive", "EXTRA REQ", "recommendation:"} {
+	for _, want := range []string{"STRATEGY", "none", "threshold=20ms/10ms", "fanout", "adaptive", "EXTRA REQ", "recommendation:",
+		"requests on the wire by region", "SRV P50", "SRV P99", "NET P99"} {
 		if !strings.Contains(r.Out, want) {
 			t.Fatalf("table lacks %q:\n%s", want, r.Out)
 		}
@@ -51,6 +52,18 @@ func TestHedgeTestJSONShowsWhatHedgingCosts(t *testing.T) {
 	// region at once, so it sends about three requests per read.
 	if none.Reads != 40 || fanout.ExtraRequestsPct < 150 || fanout.winsPct("East US") != 0 {
 		t.Fatalf("none %+v fanout %+v", none, fanout)
+	}
+	// Fan-out's requests reach every region. The scenario's latency model stands for
+	// the network, so the far regions' time is mostly network, and the service's own
+	// time (x-ms-request-duration-ms) is small beside it.
+	for _, region := range []string{"West US", "North Europe"} {
+		s, ok := fanout.region(region)
+		if !ok || s.Count == 0 || s.ServerP50Ms == nil || s.ServerP99Ms == nil || s.NetworkP50Ms == nil || s.NetworkP99Ms == nil {
+			t.Fatalf("fanout's requests to %s: %+v; want their server and network times", region, s)
+		}
+		if *s.NetworkP50Ms < 2**s.ServerP50Ms || *s.NetworkP50Ms < 10 {
+			t.Errorf("%s: network p50 %vms, server p50 %vms; want the network's latency model in the network's time", region, *s.NetworkP50Ms, *s.ServerP50Ms)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package hedgetest_test
 
-import "github.com/cosmosctl/cosmosctl/hedgetest"
+import (
+	"github.com/cosmosctl/cosmosctl/hedgetest"
+	"github.com/cosmosctl/cosmosctl/workload"
+)
 
 // hedgeTestReport is what these tests read of `hedge-test -o json`: the fields a script
 // relies on, decoded by name, so that a renamed field fails here as it would in a script.
@@ -29,6 +32,20 @@ type hedgeTestStrategy struct {
 		WinsPct float64 `json:"wins_pct"`
 	} `json:"wins"`
 	ReplicaHealth *bool `json:"replica_health"`
+	Regions       []struct {
+		Region string `json:"region"`
+		workload.Summary
+	} `json:"regions"`
+}
+
+// region is the strategy's requests on the wire to region; ok false when it sent none.
+func (s hedgeTestStrategy) region(region string) (sum workload.Summary, ok bool) {
+	for _, r := range s.Regions {
+		if r.Region == region {
+			return r.Summary, true
+		}
+	}
+	return workload.Summary{}, false
 }
 
 // winsPct is the share of the operations region won, 0 when it won none.
