@@ -192,26 +192,50 @@ func (o *itemOptions) registerWriteRetries(c *cobra.Command) {
 
 func newDeleteCmd(io *IOStreams) *cobra.Command {
 	o := &itemOptions{}
+	part := &partitionDeleteOptions{}
 	c := &cobra.Command{
-		Use:   "delete ID --pk VALUE [--if-match ETAG]",
-		Short: "Delete an item",
-		Long: "Delete an item.\n" + accountHelp + `
+		Use:   "delete {ID --pk VALUE [--if-match ETAG] | --partition-key-value VALUE}",
+		Short: "Delete an item, or every item of a logical partition",
+		Long: "Delete an item, or with --partition-key-value every item of a logical partition.\n" + accountHelp + `
 
 Nothing goes to stdout on success; the per-attempt diagnostics table goes to
 stderr when stderr is a terminal (unless --diagnostics=false) or --diagnostics is
 given. -o json prints one JSON object with the status and the full diagnostics.
-Exit codes: cosmosctl help exit-codes.`,
+A partition delete prints one summary line (-o json: one object with
+partition_key, method, deleted, already_gone and request_charge).
+Exit codes: cosmosctl help exit-codes.
+` + partitionDeleteHelp,
 		Example: `  cosmosctl delete order-1 --pk tenant-7
-  cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"`,
-		Args:    exactArgs(1, "the item id"),
+  cosmosctl delete order-1 --pk tenant-7 --if-match "$ETAG"
+  cosmosctl delete --partition-key-value tenant-7 --dry-run
+  cosmosctl delete --partition-key-value tenant-7 --yes
+  cosmosctl delete --partition-key-value '["acme","user-7"]' --mode query --max-ru-per-second 400 --state tenant-7.state --yes`,
+		Args: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("partition-key-value") {
+				if len(args) != 0 {
+					return usageErrorf("--partition-key-value deletes a whole logical partition: give no item id (got %s)", quoteAll(args))
+				}
+				return nil
+			}
+			return exactArgs(1, "the item id")(c, args)
+		},
 		PreRunE: o.checkIfMatch,
 		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("partition-key-value") {
+				return o.runPartitionDelete(c.Context(), io, c, part)
+			}
+			for _, f := range []string{"mode", "dry-run", "yes", "state", "max-ru-per-second"} {
+				if c.Flags().Changed(f) {
+					return usageErrorf("--%s applies to a partition delete: add --partition-key-value VALUE", f)
+				}
+			}
 			return o.run(c.Context(), io, engine.Operation{Kind: engine.OpDelete, ID: args[0], IfMatch: o.ifMatch})
 		},
 	}
 	o.conn.register(c)
 	c.Flags().StringVar(&o.pk, "pk", "", "partition key value")
 	c.Flags().StringVar(&o.ifMatch, "if-match", "", "delete only if the item's etag is this one")
+	part.register(c)
 	o.registerWriteRetries(c)
 	return c
 }

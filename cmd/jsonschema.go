@@ -45,6 +45,8 @@ func JSONOutputs() []JSONOutput {
 		{Name: "upsert", Command: "cosmosctl upsert -f FILE -o json", Values: result, Description: itemDesc("upsert")},
 		{Name: "replace", Command: "cosmosctl replace ID -f FILE -o json", Values: result, Description: itemDesc("replace")},
 		{Name: "delete", Command: "cosmosctl delete ID --pk KEY -o json", Values: result, Description: itemDesc("delete") + " The item is null."},
+		{Name: "delete.partition", Command: "cosmosctl delete --partition-key-value KEY -o json", Values: []any{partitionDeleteSummary{}},
+			Description: "cosmosctl delete --partition-key-value -o json: the partition key, the method (service, query, or count for --dry-run), the items counted or deleted, those already gone, the request charge, and why the service operation was not used."},
 		{Name: "patch", Command: "cosmosctl patch ID --pk KEY --op OP -o json", Values: result, Description: itemDesc("patch")},
 		{Name: "query", Command: "cosmosctl query SQL -o json", Values: []any{output.QueryObject{}},
 			Description: "cosmosctl query -o json: the items, whether the query is complete, the continuation to resume from, the totals, and every request (the plan, the ranges' read, each page) with its diagnostics."},

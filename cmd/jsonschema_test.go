@@ -146,6 +146,10 @@ func TestEveryCommandsJSONMatchesItsSchema(t *testing.T) {
 		t.Fatalf("read of a missing item → %d", missing.code)
 	}
 	validate(t, "read", missing.out, false)
+	run(`{"id":"o9","pk":"t9"}`, "upsert", "-f", "-")
+	check("delete.partition", false, "", "delete", "--partition-key-value", "t9", "--dry-run", "-o", "json")
+	check("delete.partition", false, "", "delete", "--partition-key-value", "t9", "--mode", "query", "--yes", "-o", "json")
+	check("delete.partition", false, "", "delete", "--partition-key-value", "t9", "--yes", "-o", "json")
 
 	// Queries, the change feed, import, export.
 	check("query", false, "", "query", "SELECT * FROM c", "-o", "json")

@@ -31,6 +31,10 @@ func (s *Server) dispatch(req *request) {
 	case faults.OpQuery:
 		s.serveQuery(req, segs[1], segs[3])
 	default:
+		if req.op == faults.OpDelete && isPartitionKeyDelete(segs) {
+			s.servePartitionKeyDelete(req, segs)
+			return
+		}
 		if req.op == faults.OpCreate && isBatchRequest(req.r) {
 			s.serveBatch(req, segs)
 			return

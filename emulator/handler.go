@@ -178,6 +178,12 @@ func classify(r *http.Request, segs []string) string {
 		default:
 			return faults.OpCreate
 		}
+	case isPartitionKeyDelete(segs):
+		if r.Method == http.MethodPost {
+			// A write: write faults (a hung write region) apply to it as to a delete.
+			return faults.OpDelete
+		}
+		return ""
 	case n == 6 && segs[2] == cosmos.TypeContainers && segs[4] == cosmos.TypeDocuments:
 		switch r.Method {
 		case http.MethodGet:
@@ -248,9 +254,17 @@ func (h *handler) authError(req *request) *cosmos.Error {
 		// Offers are rid-based: the SDKs sign the offer id alone, in lower case.
 		links = append(links, strings.ToLower(req.segs[1]), req.segs[1])
 	}
-	for _, l := range links {
-		if h.s.key.Verify(tok.Signature, r.Method, resType, l, date) {
-			return nil
+	types := []string{resType}
+	if isPartitionKeyDelete(req.segs) && req.addr == nil {
+		var link string
+		types, link = partitionKeyDeleteSignatures(req.segs)
+		links, resType = []string{link}, types[0]
+	}
+	for _, t := range types {
+		for _, l := range links {
+			if h.s.key.Verify(tok.Signature, r.Method, t, l, date) {
+				return nil
+			}
 		}
 	}
 	// The service's words, with the payload it signed: a client compares it with its

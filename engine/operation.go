@@ -32,6 +32,16 @@ const (
 	// adaptive hedging samples, "changefeed"). A 304 (nothing new) is a final, successful
 	// answer; a 410/1002 (the range split) ends the operation at once, as for OpQuery.
 	OpChangeFeed OpKind = "changefeed"
+	// OpDeletePartition deletes every item of one logical partition with the
+	// service's delete-by-partition-key operation: POST
+	// dbs/{db}/colls/{coll}/operations/partitionkeydelete with the key in
+	// x-ms-documentdb-partitionkey, signed for resource type "partitionkey" and the
+	// container's link, as the Python SDK (DeleteAllItemsByPartitionKey) and the .NET
+	// SDK (ResourceType.PartitionKey, OperationType.Delete) send it. The service
+	// answers 200 and removes the items in the background. A write, never retried
+	// when its outcome is unknown unless the write retry policy says so; sending it
+	// twice is harmless (the second finds fewer items).
+	OpDeletePartition OpKind = "delete-partition"
 )
 
 // IsWrite reports whether the operation changes data.
@@ -47,8 +57,10 @@ func (k OpKind) IsWrite() bool {
 func (k OpKind) IsQuery() bool { return k == OpQuery || k == OpQueryPlan }
 
 // viaGateway reports the operations direct mode still sends through the gateway, as the
-// SDKs' gateway-only features: queries and change feed reads.
-func (k OpKind) viaGateway() bool { return k.IsQuery() || k == OpChangeFeed }
+// SDKs' gateway-only features: queries, change feed reads and the partition delete.
+func (k OpKind) viaGateway() bool {
+	return k.IsQuery() || k == OpChangeFeed || k == OpDeletePartition
+}
 
 // Operation is one item operation as a command asks for it.
 type Operation struct {

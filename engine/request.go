@@ -16,7 +16,7 @@ import (
 // a create or upsert, and the partition key of a write without --pk.
 func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Account, endpoint string) error {
 	switch op.Kind {
-	case OpRead, OpCreate, OpUpsert, OpReplace, OpDelete, OpPatch, OpQuery, OpQueryPlan, OpChangeFeed:
+	case OpRead, OpCreate, OpUpsert, OpReplace, OpDelete, OpPatch, OpQuery, OpQueryPlan, OpChangeFeed, OpDeletePartition:
 	default:
 		return inputErrorf("unknown operation %q", op.Kind)
 	}
@@ -28,6 +28,12 @@ func (c *Client) prepare(ctx context.Context, op *Operation, acct *cosmos.Accoun
 	}
 	if op.Kind == OpChangeFeed {
 		return prepareChangeFeed(op)
+	}
+	if op.Kind == OpDeletePartition {
+		if op.PartitionKey == nil {
+			return inputErrorf("no partition key: a partition delete needs the whole key of the logical partition")
+		}
+		return nil
 	}
 	// A document is scanned once (document.go); doc, the decoded map, is only made for
 	// one the scan is not sure of, and for the messages that say what is wrong with it.
@@ -296,13 +302,17 @@ func buildKindRequest(op *Operation, multiWrite bool) *cosmos.Request {
 		req.Method, req.Path = http.MethodPut, cosmos.ItemPath(op.Database, op.Container, op.ID)
 	case OpDelete:
 		req.Method, req.Path = http.MethodDelete, cosmos.ItemPath(op.Database, op.Container, op.ID)
+	case OpDeletePartition:
+		req.Method, req.Path = http.MethodPost, cosmos.ContainerPath(op.Database, op.Container)+"/operations/partitionkeydelete"
+		// The link is signed as it is, not escaped (PROTOCOL.md, Authentication).
+		req.ResourceType, req.ResourceLink = "partitionkey", "dbs/"+op.Database+"/colls/"+op.Container
 	case OpPatch:
 		req.Method, req.Path = http.MethodPatch, cosmos.ItemPath(op.Database, op.Container, op.ID)
 		req.Header.Set("Content-Type", "application/json_patch+json")
 	}
 	if op.Kind.IsWrite() {
 		req.Body = op.Body
-		if op.MinimalResponse && op.Kind != OpDelete {
+		if op.MinimalResponse && op.Kind != OpDelete && op.Kind != OpDeletePartition {
 			req.Header.Set(cosmos.HeaderPrefer, cosmos.PreferMinimal)
 		}
 		if multiWrite {
