@@ -41,6 +41,20 @@ func BenchmarkEngineRead(b *testing.B) {
 		hs, _ := health.New(health.Config{}, clock.Real{})
 		benchmarkEngineRead(b, hs, nil)
 	})
+	b.Run("service-headers", func(b *testing.B) {
+		// An answer carrying what the service sends with a point read, so that the
+		// attempt's anatomy (range, physical partition, LSN, session token, server
+		// time) is read from real headers.
+		h := http.Header{}
+		h.Set("x-ms-session-token", "3:1#412#0=412#1=408#2=410")
+		h.Set("lsn", "412")
+		h.Set("x-ms-documentdb-partitionkeyrangeid", "3")
+		h.Set("x-ms-cosmos-physical-partition-id", "3")
+		h.Set("x-ms-request-duration-ms", "0.412")
+		h.Set("x-ms-activity-id", "5d5c3a4e-2b1f-4c7e-9a51-0f2b7a4d9e11")
+		h.Set("x-ms-request-charge", "1")
+		benchmarkEngineReadWith(b, nil, []string{"East US"}, h)
+	})
 	b.Run("health-one-region-unavailable", func(b *testing.B) {
 		hs, _ := health.New(health.Config{ProbeAfter: time.Hour, MaxProbeInterval: time.Hour}, clock.Real{})
 		for i := 0; i < 3; i++ {
@@ -51,9 +65,13 @@ func BenchmarkEngineRead(b *testing.B) {
 }
 
 func benchmarkEngineRead(b *testing.B, hs *health.Store, exclude []string) {
+	benchmarkEngineReadWith(b, hs, exclude, http.Header{})
+}
+
+func benchmarkEngineReadWith(b *testing.B, hs *health.Store, exclude []string, h http.Header) {
 	tr := newFakeTransport(fakeAccount(false))
 	acct, _ := tr.Do(context.Background(), "", &cosmos.Request{Path: "/"})
-	mem := &memTransport{account: acct.Body, resp: cosmos.Response{StatusCode: 200, Body: []byte(`{"id":"1","pk":"a"}`), Header: http.Header{}, RequestCharge: 1}}
+	mem := &memTransport{account: acct.Body, resp: cosmos.Response{StatusCode: 200, Body: []byte(`{"id":"1","pk":"a"}`), Header: h, RequestCharge: 1}}
 	c, err := New(Options{Endpoint: "http://global", Transport: mem, PreferredRegions: []string{"West US", "East US"}, Health: hs})
 	if err != nil {
 		b.Fatal(err)
@@ -176,5 +194,40 @@ func BenchmarkEngineCreate(b *testing.B) {
 		if _, err := c.Execute(ctx, o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAttemptAnatomy is what recording one attempt's answer costs: "status" the
+// status, charge and timing alone, "anatomy" also the range, physical partition, LSN,
+// session token and retry-after read from the answer's headers (as every attempt now
+// records). Their difference is the anatomy's cost per attempt.
+func BenchmarkAttemptAnatomy(b *testing.B) {
+	h := http.Header{}
+	h.Set("x-ms-session-token", "3:1#412#0=412#1=408#2=410")
+	h.Set("lsn", "412")
+	h.Set("x-ms-documentdb-partitionkeyrangeid", "3")
+	h.Set("x-ms-cosmos-physical-partition-id", "3")
+	h.Set("x-ms-request-duration-ms", "0.412")
+	resp := &cosmos.Response{StatusCode: 200, Header: h, RequestCharge: 1, SessionToken: "3:1#412#0=412#1=408#2=410", ActivityID: "5d5c3a4e-2b1f-4c7e-9a51-0f2b7a4d9e11"}
+	now := func() time.Time { return time.Time{} }
+	for _, bc := range []struct {
+		name   string
+		finish func(r *recorder)
+	}{
+		{"status", func(r *recorder) {
+			r.finish(0, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+		}},
+		{"anatomy", func(r *recorder) { r.finishResponse(0, resp) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := newRecorder(now)
+			r.begin("East US", "http://east", ReasonInitial)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r.d.Attempts[0].done = false
+				bc.finish(r)
+			}
+		})
 	}
 }
