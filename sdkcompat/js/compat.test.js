@@ -94,6 +94,23 @@ test("patch", async () => {
   assert.deepEqual(resource.tags, ["x"]);
 });
 
+// Delete by partition key: the SDK's own call (POST …/operations/partitionkeydelete, signed
+// for the container), which cosmosctl delete --partition-key-value sends too. The service
+// removes the items in the background but hides them from reads and queries at once.
+test("delete all items for a partition key", async () => {
+  const c = await freshContainer();
+  for (let i = 0; i < 5; i++) await c.items.create({ id: `d${i}`, pk: "gone" });
+  await c.items.create({ id: "k", pk: "kept" });
+  const { statusCode } = await c.deleteAllItemsForPartitionKey("gone");
+  assert.equal(statusCode, 200);
+  const { statusCode: read } = await c.item("d0", "gone").read();
+  assert.equal(read, 404);
+  const { resources: left } = await c.items.query("SELECT VALUE c.id FROM c", { partitionKey: "gone" }).fetchAll();
+  assert.deepEqual(left, []);
+  const { resource: kept } = await c.item("k", "kept").read();
+  assert.equal(kept.id, "k");
+});
+
 test("paging with continuation and cross-partition queries", async () => {
   const c = await freshContainer();
   for (let i = 0; i < 9; i++) await c.items.create({ id: `i${i}`, pk: `p${i % 3}`, n: i });
