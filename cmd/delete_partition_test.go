@@ -187,3 +187,32 @@ func TestDeletePartitionIsBoundedWhenTheWriteRegionHangs(t *testing.T) {
 		t.Fatalf("exit %d, want %d (timeout): %s %s", r.code, ExitTimeout, r.out, r.errOut)
 	}
 }
+
+// TestDeletePartitionQueryModeKeepsToItsRUCap: the query-and-delete spends no more than
+// --max-ru-per-second. What it spent, less the first second's allowance and one
+// request's overshoot, takes at least that many seconds: a lower bound that a loaded
+// machine cannot break (it only makes the run slower).
+func TestDeletePartitionQueryModeKeepsToItsRUCap(t *testing.T) {
+	testAccount(t)
+	seedPartitions(t, 8)
+	const maxRU = 12.0
+	start := time.Now()
+	r := cosmosctl(t, "", "delete", "--partition-key-value", "gone", "--mode", "query", "--max-ru-per-second", fmt.Sprint(maxRU), "--yes", "-o", "json")
+	took := time.Since(start)
+	var sum partitionDeleteSummary
+	if err := json.Unmarshal([]byte(r.out), &sum); r.code != ExitOK || err != nil {
+		t.Fatalf("exit %d: %s %s", r.code, r.out, r.errOut)
+	}
+	if sum.Deleted == nil || *sum.Deleted != 8 {
+		t.Fatalf("deleted %v, want 8", sum.Deleted)
+	}
+	perRequest := sum.RequestCharge / 9 // eight deletes and at least one id query
+	floor := time.Duration((sum.RequestCharge - maxRU - perRequest) / maxRU * float64(time.Second))
+	if floor < 1500*time.Millisecond {
+		t.Fatalf("the test is too small to show a cap: %.2f RU spent at %g RU/s", sum.RequestCharge, maxRU)
+	}
+	if took < floor {
+		t.Fatalf("%.2f RU spent in %v: faster than %g RU/s allows (at least %v)", sum.RequestCharge, took, maxRU, floor)
+	}
+	t.Logf("%.2f RU in %v (floor %v)", sum.RequestCharge, took, floor)
+}
