@@ -25,6 +25,8 @@ import (
 type Probe struct {
 	registry        *prometheus.Registry
 	latency         *prometheus.HistogramVec
+	server          *prometheus.HistogramVec
+	network         *prometheus.HistogramVec
 	requests        *prometheus.CounterVec
 	hedgesSent      *prometheus.CounterVec
 	hedgesWon       *prometheus.CounterVec
@@ -40,6 +42,18 @@ func NewProbe() *Probe {
 		Help: "Latency of probe requests by region and request kind (read or account), errors included.",
 		// 1 ms to ~33 s: from a local replica to an end-to-end timeout.
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+	}, []string{"region", "request"})
+	// 0.1 ms to ~52 s: a service's time for a point read is a fraction of a millisecond.
+	fine := prometheus.ExponentialBuckets(0.0001, 2, 20)
+	p.server = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "cosmosctl", Name: "server_duration_seconds",
+		Help:    "The service's own time for probe requests that reported it (x-ms-request-duration-ms), by region and request kind.",
+		Buckets: fine,
+	}, []string{"region", "request"})
+	p.network = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "cosmosctl", Name: "network_duration_seconds",
+		Help:    "Round trip less the service's own time (network, queueing, the client) for probe requests that reported it, by region and request kind.",
+		Buckets: fine,
 	}, []string{"region", "request"})
 	p.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "cosmosctl", Name: "requests_total",
@@ -57,7 +71,7 @@ func NewProbe() *Probe {
 		Namespace: "cosmosctl", Name: "hedge_budget_exhausted_total",
 		Help: "Hedges the adaptive strategy's budget refused.",
 	})
-	p.registry.MustRegister(p.latency, p.requests, p.hedgesSent, p.hedgesWon, p.budgetExhausted,
+	p.registry.MustRegister(p.latency, p.server, p.network, p.requests, p.hedgesSent, p.hedgesWon, p.budgetExhausted,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return p
 }
@@ -73,6 +87,14 @@ func (p *Probe) ObserveRequest(region, request string, latency time.Duration, st
 		outcome = strconv.Itoa(status) + "/" + strconv.Itoa(substatus)
 	}
 	p.requests.WithLabelValues(region, request, outcome).Inc()
+}
+
+// ObserveServerTime records, for one attempt that answered with the service's own
+// time, that time and the rest of its round trip. An answer without it is not
+// observed: a missing figure is never a zero.
+func (p *Probe) ObserveServerTime(region, request string, server, network time.Duration) {
+	p.server.WithLabelValues(region, request).Observe(server.Seconds())
+	p.network.WithLabelValues(region, request).Observe(network.Seconds())
 }
 
 // ObserveOperation records the hedging an operation did.

@@ -16,6 +16,7 @@ func TestProbeMetricsAreServedInTheExpositionFormat(t *testing.T) {
 	p.ObserveRequest("East US", "read", 3*time.Millisecond, 200, 0, false)
 	p.ObserveRequest("East US", "read", 40*time.Millisecond, 503, 0, true)
 	p.ObserveRequest("West US", "read", time.Second, 0, 0, true)
+	p.ObserveServerTime("East US", "read", 300*time.Microsecond, 2700*time.Microsecond)
 	p.ObserveOperation(&engine.Diagnostics{
 		Attempts: []engine.Attempt{{Region: "East US", Reason: engine.ReasonInitial, Outcome: engine.OutcomeCancelled}, {Region: "West US", Reason: engine.ReasonHedge, Outcome: engine.OutcomeWon}},
 		Notes:    []string{"budget exhausted: no hedge to North Europe"},
@@ -41,6 +42,10 @@ func TestProbeMetricsAreServedInTheExpositionFormat(t *testing.T) {
 		`cosmosctl_requests_total{outcome="503/0",region="East US",request="read"} 1`,
 		`cosmosctl_requests_total{outcome="network",region="West US",request="read"} 1`,
 		`cosmosctl_requests_total{outcome="ok",region="East US",request="read"} 1`,
+		`cosmosctl_server_duration_seconds_bucket{region="East US",request="read",le="0.0004"} 1`,
+		`cosmosctl_server_duration_seconds_bucket{region="East US",request="read",le="0.0002"} 0`,
+		`cosmosctl_network_duration_seconds_bucket{region="East US",request="read",le="0.0032"} 1`,
+		`cosmosctl_network_duration_seconds_bucket{region="East US",request="read",le="0.0016"} 0`,
 		`cosmosctl_hedges_sent_total{region="West US"} 1`,
 		`cosmosctl_hedges_won_total{region="West US"} 1`,
 		`cosmosctl_hedge_budget_exhausted_total 1`,

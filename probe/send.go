@@ -144,6 +144,9 @@ func observed(send sendFunc, m *metrics.Probe, request string, clk clock.Clock) 
 		start := clk.Now()
 		out := send(ctx, region)
 		m.ObserveRequest(region, request, clk.Now().Sub(start), out.status, out.substatus, out.failed)
+		for _, st := range out.serverTimes {
+			m.ObserveServerTime(region, request, st.Server, st.Network)
+		}
 		return out
 	}
 }

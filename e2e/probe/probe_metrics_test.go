@@ -39,6 +39,9 @@ func TestProbeServesPrometheusMetricsIncludingHedges(t *testing.T) {
 	want := []string{
 		`cosmosctl_request_duration_seconds_bucket{region="East US",request="read"`,
 		`cosmosctl_requests_total{outcome="ok",region="West US",request="read"}`,
+		// The emulator reports its own time; East US's 60 ms is the network's.
+		`cosmosctl_server_duration_seconds_bucket{region="East US",request="read",le="0.0001"}`,
+		`cosmosctl_network_duration_seconds_bucket{region="East US",request="read",le="0.0512"} 0`,
 		`cosmosctl_requests_total{outcome="ok",region="(hedged)",request="read"}`,
 		`cosmosctl_hedges_sent_total{region="West US"}`,
 		`cosmosctl_hedges_won_total{region="West US"}`,
