@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -128,6 +129,9 @@ func (o *itemOptions) runPartitionDelete(ctx context.Context, io *IOStreams, c *
 	if err != nil {
 		return err
 	}
+	if err := checkWritable(outputPath{flag: "--state", path: p.state, replaced: true}); err != nil {
+		return err
+	}
 	settings, err := o.conn.resolve(io)
 	if err != nil {
 		return err
@@ -137,6 +141,13 @@ func (o *itemOptions) runPartitionDelete(ctx context.Context, io *IOStreams, c *
 		return err
 	}
 	defer sess.Close()
+	if p.state != "" {
+		// A state file that cannot be used is an error before the first item
+		// request, not a silent start from nothing.
+		if _, err := loadPartitionDeleteState(p.state, sess.settings.Endpoint); err != nil {
+			return err
+		}
+	}
 	base := engine.Operation{Database: sess.settings.Database, Container: sess.settings.Container, PartitionKey: pk, E2ETimeout: sess.settings.E2ETimeout}
 	sum := partitionDeleteSummary{PartitionKey: json.RawMessage(pk.JSON()), Method: p.mode}
 	if p.dryRun {
@@ -238,13 +249,31 @@ func countPartition(ctx context.Context, client *engine.Client, base engine.Oper
 	}
 }
 
+// loadPartitionDeleteState reads --state: the zero state when the file is missing, a
+// usage error naming the problem when it cannot be used (corrupt, another kind of
+// state, another account), for it would otherwise be replaced and its counts lost.
+func loadPartitionDeleteState(path, endpoint string) (partitionDeleteState, error) {
+	st, err := statefile.Load[partitionDeleteState](path, partitionDeleteStateKind, partitionDeleteStateVersion, endpoint)
+	var ignored *statefile.Ignored
+	switch {
+	case errors.As(err, &ignored):
+		return st, usageErrorf("--state %s: %s; give another file, or remove it to start over", path, ignored.Problem)
+	case err != nil:
+		return st, usageErrorf("--state %s: %v", path, unwrapPath(err))
+	}
+	return st, nil
+}
+
 // queryAndDelete reads the partition's ids a page at a time and deletes each,
 // within the RU cap, recording its progress in --state after every page.
 func (p *partitionDeleteOptions) queryAndDelete(ctx context.Context, io *IOStreams, o *itemOptions, sess *session, base engine.Operation, sum partitionDeleteSummary) error {
 	st := partitionDeleteState{Database: base.Database, Container: base.Container, PartitionKey: string(sum.PartitionKey)}
 	if p.state != "" {
-		prev, err := statefile.Load[partitionDeleteState](p.state, partitionDeleteStateKind, partitionDeleteStateVersion, sess.settings.Endpoint)
-		if err == nil && prev.Database != "" {
+		prev, err := loadPartitionDeleteState(p.state, sess.settings.Endpoint)
+		if err != nil {
+			return err
+		}
+		if prev.Database != "" {
 			if prev.Database != st.Database || prev.Container != st.Container || prev.PartitionKey != st.PartitionKey {
 				return usageErrorf("--state %s is for partition %s of %s/%s, not this one: give another file", p.state, prev.PartitionKey, prev.Database, prev.Container)
 			}

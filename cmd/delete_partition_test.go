@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,4 +216,32 @@ func TestDeletePartitionQueryModeKeepsToItsRUCap(t *testing.T) {
 		t.Fatalf("%.2f RU spent in %v: faster than %g RU/s allows (at least %v)", sum.RequestCharge, took, maxRU, floor)
 	}
 	t.Logf("%.2f RU in %v (floor %v)", sum.RequestCharge, took, floor)
+}
+
+// TestDeletePartitionRefusesAStateFileItCannotUse: a corrupt or unwritable --state is
+// an error before any item is deleted, never a silent start from nothing.
+func TestDeletePartitionRefusesAStateFileItCannotUse(t *testing.T) {
+	testAccount(t)
+	seedPartitions(t, 2)
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.state")
+	if err := os.WriteFile(corrupt, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, state, want string
+	}{
+		{"corrupt", corrupt, "not valid JSON"},
+		{"in a missing directory under a file", filepath.Join(corrupt, "x.state"), "cannot be written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cosmosctl(t, "", "delete", "--partition-key-value", "gone", "--mode", "query", "--state", tc.state, "--yes")
+			if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) || strings.Count(strings.TrimSpace(r.errOut), "\n") > 1 {
+				t.Fatalf("exit %d, stderr %q: want exit %d naming %q", r.code, r.errOut, ExitUsage, tc.want)
+			}
+			if n := countIn(t, "gone"); n != 2 {
+				t.Fatalf("%d items left, want 2: nothing may be deleted", n)
+			}
+		})
+	}
 }
