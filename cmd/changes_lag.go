@@ -360,10 +360,14 @@ func (r lagReport) summary(expiry time.Duration) string {
 	return b.String()
 }
 
-// ageText is an age for a person: seconds under a minute, then minutes and hours.
+// ageText is an age for a person: seconds under a minute, minutes and hours under two
+// days, then days and hours.
 func ageText(d time.Duration) string {
-	if d < 0 {
+	switch {
+	case d < 0:
 		d = 0
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd%dh", d/(24*time.Hour), d%(24*time.Hour)/time.Hour)
 	}
 	if d < time.Minute {
 		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
