@@ -2,14 +2,17 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/changefeed"
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/leases"
@@ -54,6 +57,10 @@ The state of a lease, by its owner and timestamp:
 
 A lease that cannot be estimated (a continuation neither SDK writes, a range that
 could not be read) is reported on its row with the reason, and the others still are.
+Every read goes through the engine: the effective regions, --exclude and --region,
+the attempt timeouts and --e2e-timeout (each read), failover, hedging. --diagnostics
+prints every change feed read on stderr (range, lease, status, RU, duration, the
+regions tried); --diagnostics=json as poll events.
 
 Output: a table of the leases and one line of totals (leases, total lag, the oldest
 checkpoint, how many are stuck); -o json, one object (docs/json/changes-lag.schema.json);
@@ -130,7 +137,7 @@ func (o *changesLagOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	rep, err := leases.Run(ctx, leases.Options{Client: sess.client, Database: db, Container: coll,
 		LeaseDatabase: leaseDB, LeaseContainer: o.leaseContainer, Prefix: o.leasePrefix, Expiry: o.expiry,
-		Now: time.Now(), Page: page})
+		Now: time.Now(), Page: page, OnPoll: o.diagnose(io)})
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return &InterruptedError{What: "changes lag"}
@@ -154,6 +161,51 @@ func (o *changesLagOptions) run(ctx context.Context, io *IOStreams) error {
 		return &StuckLeasesError{Stuck: r.Stuck, Expiry: o.expiry}
 	}
 	return nil
+}
+
+// diagnose reports every change feed read with --diagnostics: one line on stderr, or
+// with --diagnostics=json a poll event (docs/json/diagnostics.schema.json) whose note
+// names the lease. nil without --diagnostics.
+func (o *changesLagOptions) diagnose(io *IOStreams) func(leases.Poll) {
+	if !o.conn.diagnostics {
+		return nil
+	}
+	events := o.conn.eventsTo(io)
+	return func(p leases.Poll) {
+		if o.conn.diagnosticsJSON {
+			note := "lease " + p.Lease
+			b := &changefeed.Batch{RangeID: p.RangeID, Items: make([]json.RawMessage, p.Items), Info: changefeed.PageInfo{Kind: changefeed.KindPoll,
+				StatusCode: p.StatusCode, CaughtUp: p.StatusCode == http.StatusNotModified, RequestCharge: p.RequestCharge, Duration: p.Duration,
+				Err: p.Err, Diagnostics: p.Diagnostics}}
+			ev := newPollEvent(b)
+			ev.Note, ev.RetryInMs = &note, nil // read once: nothing is retried after the engine's own retries
+			events.emit(ev)
+			return
+		}
+		var line strings.Builder
+		fmt.Fprintf(&line, "poll %s for lease %s: ", rangeLabel(p.RangeID), p.Lease)
+		switch {
+		case p.Err != nil:
+			fmt.Fprintf(&line, "failed (%v)", p.Err)
+		case p.StatusCode == http.StatusNotModified:
+			line.WriteString("304 nothing new")
+		default:
+			fmt.Fprintf(&line, "%d, %s", p.StatusCode, output.HumanCount(p.Items, "change"))
+		}
+		fmt.Fprintf(&line, ", %.2f RU, %s", p.RequestCharge, output.HumanDuration(p.Duration))
+		if d := p.Diagnostics; d != nil {
+			var regions []string
+			for _, a := range d.Attempts {
+				regions = append(regions, fmt.Sprintf("%s %s", a.Region, a.Outcome))
+			}
+			if len(regions) > 0 {
+				line.WriteString(" [" + strings.Join(regions, ", ") + "]")
+			}
+		}
+		events.mu.Lock()
+		defer events.mu.Unlock()
+		fmt.Fprintln(io.ErrOut, line.String())
+	}
 }
 
 func prefixClause(prefix string) string {

@@ -205,7 +205,10 @@ func TestChangesLagReportsABadLeaseOnItsRow(t *testing.T) {
 	if l := leaseByID(t, rep, "p..1"); l.EstimatedLag != nil || l.Error == nil || !strings.Contains(l.Error.Message, "not one either SDK writes") {
 		t.Errorf("the bad lease: %+v %+v", l, l.Error)
 	}
-	r = cosmosctl(t, "", "changes", "lag", "--lease-container", "leases")
+	r = cosmosctl(t, "", "changes", "lag", "--lease-container", "leases", "--diagnostics")
+	if !strings.Contains(r.errOut, "poll range 0 for lease p..0: 200, 1 change") {
+		t.Errorf("--diagnostics: %s", r.errOut)
+	}
 	if r.code != ExitError || !strings.Contains(r.out, "not one either SDK writes") || !strings.Contains(r.errOut, "lease p..1 could not be estimated") {
 		t.Errorf("the table: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
@@ -248,12 +251,62 @@ func TestChangesLagIsBoundedWhenTheFirstRegionHangs(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	r := cosmosctl(t, "", "changes", "lag", "--lease-container", "leases", "--attempt-timeout", "300ms", "-o", "json")
+	r := cosmosctl(t, "", "changes", "lag", "--lease-container", "leases", "--attempt-timeout", "300ms", "--diagnostics=json", "-o", "json")
+	// Generous: the hung attempts' 300 ms, and cross-region reads, on a loaded machine.
 	if elapsed := time.Since(start); elapsed > 30*time.Second {
 		t.Fatalf("took %s", elapsed)
 	}
 	rep := lagJSON(t, r)
 	if r.code != ExitOK || rep.TotalLag != 4 || rep.Errors != 0 {
 		t.Fatalf("exit %d, lag %d, %d errors: %s", r.code, rep.TotalLag, rep.Errors, r.errOut)
+	}
+	// One poll event a range read, each won outside East US.
+	validate(t, "diagnostics", r.errOut, true)
+	polls := 0
+	for _, line := range strings.Split(strings.TrimSpace(r.errOut), "\n") {
+		var ev struct {
+			Event       string
+			Note        string
+			Diagnostics struct {
+				WinningRegion string `json:"winning_region"`
+			}
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Event != "poll" {
+			continue
+		}
+		polls++
+		if ev.Diagnostics.WinningRegion == "East US" || ev.Diagnostics.WinningRegion == "" || !strings.HasPrefix(ev.Note, "lease p..") {
+			t.Errorf("a poll won in %q (note %q): %s", ev.Diagnostics.WinningRegion, ev.Note, line)
+		}
+	}
+	if polls != 2 {
+		t.Errorf("%d poll events, want 2:\n%s", polls, r.errOut)
+	}
+}
+
+// TestChangesLagAfterASplit: the range of a partition key range lease is gone, which
+// the SDKs count 1 until the processor takes over its children; an effective partition
+// key range lease is read in each child from its continuation, and still counts what
+// was written after its checkpoint.
+func TestChangesLagAfterASplit(t *testing.T) {
+	srv := lagAccount(t)
+	writeItems(t, "a", 3)
+	checkpoint := feedPosition(t, srv)
+	writeItems(t, "b", 2)
+	putLease(t, dotnetLease("p..0", "host-1", checkpoint, time.Now()))
+	putLease(t, dotnetEPKLease("p..-10", "host-2", checkpoint, time.Now()))
+	if _, err := srv.SplitRange(emulator.SplitRequest{Database: "app", Container: "items", Range: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	r := cosmosctl(t, "", "changes", "lag", "--lease-container", "leases", "-o", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s %s", r.code, r.out, r.errOut)
+	}
+	rep := lagJSON(t, r)
+	if l := leaseByID(t, rep, "p..0"); l.EstimatedLag == nil || *l.EstimatedLag != 1 || l.Note == nil || !strings.Contains(*l.Note, "split or merged") {
+		t.Errorf("the lease of the range that split: lag %v, note %v", deref(l.EstimatedLag), l.Note)
+	}
+	if l := leaseByID(t, rep, "p..-10"); l.EstimatedLag == nil || *l.EstimatedLag != 2 || len(l.PartitionKeyRanges) != 2 {
+		t.Errorf("the feed range lease across the children: lag %v, ranges %v", deref(l.EstimatedLag), l.PartitionKeyRanges)
 	}
 }

@@ -63,6 +63,22 @@ type Options struct {
 	// Page is the template of every request: end-to-end timeout, hedging, excluded
 	// regions, consistency.
 	Page engine.Operation
+	// OnPoll, if set, is told of every change feed read, as it ends (--diagnostics). It
+	// is called from several goroutines at once.
+	OnPoll func(Poll)
+}
+
+// Poll is one change feed read of a lease's range.
+type Poll struct {
+	Lease, RangeID string
+	// StatusCode is the answer's (200, 304, 410), 0 without one.
+	StatusCode    int
+	Items         int
+	RequestCharge float64
+	// Duration is the engine's, from its diagnostics.
+	Duration    time.Duration
+	Err         error
+	Diagnostics *engine.Diagnostics
 }
 
 // Report is the estimate of every lease of the processor.
@@ -243,7 +259,7 @@ func estimate(ctx context.Context, o Options, l Lease, ranges []cosmos.Partition
 			return e, charge
 		}
 		e.Ranges = append(e.Ranges, pc.rangeID)
-		lag, c, note, err := poll(ctx, o, pc, pos.ETag)
+		lag, c, note, err := poll(ctx, o, l.ID, pc, pos.ETag)
 		charge += c
 		if err != nil {
 			e.Err = fmt.Errorf("range %s: %w", pc.rangeID, err)
@@ -294,7 +310,7 @@ func piecesOf(l Lease, ranges []cosmos.PartitionKeyRange) ([]piece, error) {
 // .NET estimator does: the LSN the session token reports, less the LSN before the first
 // change (its _lsn - 1), or 0 when nothing is newer (a 304); a range that is gone (410/1002)
 // counts 1, as both SDKs count it until the processor takes over its children.
-func poll(ctx context.Context, o Options, pc piece, etag string) (lag int64, charge float64, note string, err error) {
+func poll(ctx context.Context, o Options, lease string, pc piece, etag string) (lag int64, charge float64, note string, err error) {
 	op := o.Page
 	op.Kind, op.Database, op.Container = engine.OpChangeFeed, o.Database, o.Container
 	op.RangeID, op.Continuation, op.MaxItemCount = pc.rangeID, etag, 1
@@ -302,8 +318,22 @@ func poll(ctx context.Context, o Options, pc piece, etag string) (lag int64, cha
 		op.StartEPK, op.EndEPK = pc.span.Min, pc.span.Max
 	}
 	res, err := o.Client.Execute(ctx, op)
+	p := Poll{Lease: lease, RangeID: pc.rangeID, Err: err}
 	if res != nil {
 		charge = res.RequestCharge
+		p.StatusCode, p.RequestCharge, p.Diagnostics = res.StatusCode, res.RequestCharge, res.Diagnostics
+		if res.Diagnostics != nil {
+			p.Duration = res.Diagnostics.Duration
+		}
+		if res.StatusCode == http.StatusOK {
+			p.Items = 1
+		}
+	}
+	if status, _, ok := cosmos.Status(err); ok {
+		p.StatusCode = status
+	}
+	if o.OnPoll != nil {
+		o.OnPoll(p)
 	}
 	if status, sub, ok := cosmos.Status(err); ok && status == http.StatusGone && sub == cosmos.SubPartitionKeyRangeGone {
 		return 1, charge, "range " + pc.rangeID + " split or merged: 1 is the SDKs' placeholder until the processor takes over its successors", nil
