@@ -93,6 +93,9 @@ func newChangesLagCmd(io *IOStreams) *cobra.Command {
 	o.conn.withConsistency(c.Flags())
 	o.conn.format.add(config.OutputTSV)
 	f := c.Flags()
+	f.Lookup("container").Usage = "the monitored container, whose change feed the processor reads ($COSMOSCTL_CONTAINER)"
+	f.Lookup("e2e-timeout").Usage = "end-to-end timeout of each read (a page of the leases, a lease's change feed read), retries and hedges included, e.g. 2s ($COSMOSCTL_E2E_TIMEOUT; default none)"
+	f.Lookup("diagnostics").Usage = "print every change feed read (range, lease, status, RU, duration, regions) on stderr; --diagnostics=json: as poll events (docs/json/diagnostics.schema.json)"
 	f.StringVar(&o.leaseContainer, "lease-container", "", "the processor's lease container (required)")
 	f.StringVar(&o.leaseDatabase, "lease-database", "", "the lease container's database (default: the monitored container's, --database)")
 	f.StringVar(&o.leasePrefix, "lease-prefix", "", "only the leases whose id starts with this: the processor's name, when processors share the lease container")
