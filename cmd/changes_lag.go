@@ -38,7 +38,11 @@ The monitored container is --container (--database); the leases are in
 --lease-container (in --lease-database, by default the same database). Every lease
 document is read (every page); the lease store's own .info and .lock documents are
 skipped. With --lease-prefix only the leases whose id starts with the processor's
-name are read: give it when processors share the lease container.
+name are read: give it when processors share the lease container. A lease id names
+the monitored container ("{prefix}{host}_{dbRid}_{collRid}..{token}", or with the
+database's and container's names in Java's partition key range leases): when any
+id names it, the leases of other containers are skipped too; when none does, every
+lease is estimated as the monitored container's, with a warning.
 
 The lag of a lease is read as the SDKs read it: the monitored container's change feed
 from the lease's continuation, one change at most, and then the range's latest LSN
@@ -149,8 +153,15 @@ func (o *changesLagOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	r := newLagReport(rep, db, coll, leaseDB, o)
 	if len(rep.Leases) == 0 {
-		io.notice(fmt.Sprintf("cosmosctl: warning: no lease in %s/%s%s (%s skipped): is it the processor's lease container, and its prefix?",
+		r.Warnings = append(r.Warnings, fmt.Sprintf("no lease in %s/%s%s (%s skipped): is it the processor's lease container, and its prefix?",
 			leaseDB, o.leaseContainer, prefixClause(o.leasePrefix), output.HumanCount(len(rep.Skipped), "document")))
+	}
+	// The warnings are in -o json's "warnings" too; stderr under --diagnostics=json
+	// carries events only.
+	if !o.conn.diagnosticsJSON {
+		for _, w := range r.Warnings {
+			io.notice("cosmosctl: warning: " + w)
+		}
 	}
 	if err := o.print(io, sess, r); err != nil {
 		return err
@@ -268,6 +279,9 @@ type lagReport struct {
 	// documents that are no lease, other processors' leases (--lease-prefix).
 	Skipped       []lagSkipped `json:"skipped"`
 	RequestCharge float64      `json:"request_charge"`
+	// Warnings are what stderr said of the estimate: leases whose ids name no container,
+	// estimated as the monitored container's.
+	Warnings []string `json:"warnings"`
 }
 
 // lagLease is one lease of the report.
@@ -303,7 +317,7 @@ type lagSkipped struct {
 
 func newLagReport(rep *leases.Report, db, coll, leaseDB string, o *changesLagOptions) lagReport {
 	r := lagReport{Database: db, Container: coll, LeaseDatabase: leaseDB, LeaseContainer: o.leaseContainer,
-		ExpiryMs: ms(o.expiry), Leases: []lagLease{}, Skipped: []lagSkipped{}, RequestCharge: rep.RequestCharge}
+		ExpiryMs: ms(o.expiry), Leases: []lagLease{}, Skipped: []lagSkipped{}, RequestCharge: rep.RequestCharge, Warnings: append([]string{}, rep.Warnings...)}
 	if o.leasePrefix != "" {
 		r.LeasePrefix = &o.leasePrefix
 	}

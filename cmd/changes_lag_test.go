@@ -310,3 +310,32 @@ func TestChangesLagAfterASplit(t *testing.T) {
 		t.Errorf("the feed range lease across the children: lag %v, ranges %v", deref(l.EstimatedLag), l.PartitionKeyRanges)
 	}
 }
+
+// TestChangesLagKeepsToTheMonitoredContainersLeases: in a lease container shared by
+// processors of several containers, the leases whose ids name the monitored container
+// (by its resource id, .NET's and Java's effective partition key range leases, or by its
+// names, Java's partition key range leases) are estimated, the others skipped.
+func TestChangesLagKeepsToTheMonitoredContainersLeases(t *testing.T) {
+	srv := lagAccount(t)
+	var show struct{ RID string }
+	if r := cosmosctl(t, "", "container", "show", "items", "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.out), &show) != nil || show.RID == "" {
+		t.Fatalf("container show: %+v", r)
+	}
+	writeItems(t, "a", 1)
+	checkpoint := feedPosition(t, srv)
+	writeItems(t, "b", 2)
+	putLease(t, dotnetLease("procacct.documents.azure.com_AQAAAA==_"+show.RID+"..0", "host-1", checkpoint, time.Now()))
+	putLease(t, javaLease("procacct.documents.azure.com_app_items..0", "worker-a", checkpoint, time.Now()))
+	putLease(t, dotnetLease("procacct.documents.azure.com_AQAAAA==_AQAAAAIAAIB=..0", "host-1", checkpoint, time.Now()))
+	putLease(t, javaLease("procacct.documents.azure.com_app_orders..0", "worker-a", checkpoint, time.Now()))
+	r := cosmosctl(t, "", "changes", "lag", "--lease-container", "leases", "-o", "json")
+	rep := lagJSON(t, r)
+	if r.code != ExitOK || len(rep.Leases) != 2 || rep.TotalLag != 4 || len(rep.Skipped) != 2 || len(rep.Warnings) != 0 || r.errOut != "" {
+		t.Fatalf("exit %d, %d leases, lag %d, skipped %+v, warnings %v: %s", r.code, len(rep.Leases), rep.TotalLag, rep.Skipped, rep.Warnings, r.errOut)
+	}
+	for _, s := range rep.Skipped {
+		if !strings.Contains(s.ID, "AIB=") && !strings.Contains(s.ID, "orders") {
+			t.Errorf("skipped %s", s.ID)
+		}
+	}
+}

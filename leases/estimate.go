@@ -87,6 +87,9 @@ type Report struct {
 	// Skipped are the documents of the lease container that were not estimated.
 	Skipped       []Skipped
 	RequestCharge float64
+	// Warnings are what a person should know about the estimate: leases whose ids name
+	// no container, estimated as the monitored container's.
+	Warnings []string
 }
 
 // Skipped is a document of the lease container left out, and why.
@@ -159,6 +162,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		mine = append(mine, l)
 	}
+	if len(mine)+len(bad) > 0 {
+		rid, charge, err := containerRID(ctx, o)
+		rep.RequestCharge += charge
+		if err != nil {
+			return rep, err
+		}
+		var skipped []Skipped
+		mine, skipped, bad = ofContainer(mine, bad, o, rid)
+		rep.Skipped = append(rep.Skipped, skipped...)
+		if len(skipped) == 0 && len(mine)+len(bad) > 0 && !namesContainer(mine, bad, o, rid) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no lease id names container %s/%s (…_%s..TOKEN, or …_%s_%s..TOKEN): every lease is estimated as its; give --lease-prefix to choose a processor's",
+				o.Database, o.Container, rid, o.Database, o.Container))
+		}
+	}
 	var ranges []cosmos.PartitionKeyRange
 	if len(mine) > 0 {
 		if ranges, _, err = o.Client.PartitionKeyRanges(ctx, o.Database, o.Container, false, o.Page.E2ETimeout); err != nil {
@@ -187,6 +204,77 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Leases = append(est, bad...)
 	sort.SliceStable(rep.Leases, func(i, j int) bool { return lessLease(rep.Leases[i].Lease, rep.Leases[j].Lease) })
 	return rep, nil
+}
+
+// containerRID is the monitored container's resource id, which lease ids carry.
+func containerRID(ctx context.Context, o Options) (string, float64, error) {
+	resp, _, err := o.Client.Metadata(ctx, engine.MetadataRequest{Method: http.MethodGet, Path: cosmos.ContainerPath(o.Database, o.Container),
+		Database: o.Database, Container: o.Container, ExcludeRegions: o.Page.ExcludeRegions, E2ETimeout: o.Page.E2ETimeout})
+	if err != nil {
+		return "", 0, err
+	}
+	var c cosmos.Container
+	if err := json.Unmarshal(resp.Body, &c); err != nil {
+		return "", resp.RequestCharge, fmt.Errorf("the container %s/%s is not a container resource: %v", o.Database, o.Container, err)
+	}
+	return c.RID, resp.RequestCharge, nil
+}
+
+// leaseOf reports whether a lease id names the monitored container: the part before
+// ".." ends with its resource id ("{prefix}{host}_{dbRid}_{collRid}", .NET's
+// GetMonitoredDatabaseAndContainerRidAsync and Java's effective partition key range
+// leases) or with its database's and its names ("{prefix}{host}_{db}_{coll}", Java's
+// partition key range leases, IncrementalChangeFeedProcessorImpl.getLeasePrefix).
+func leaseOf(id, db, coll, rid string) bool {
+	i := strings.LastIndex(id, "..")
+	if i < 0 {
+		return false
+	}
+	head := id[:i]
+	return (rid != "" && strings.HasSuffix(head, "_"+rid)) || strings.HasSuffix(head, "_"+db+"_"+coll)
+}
+
+// ofContainer keeps the leases of the monitored container when any lease id names it:
+// a lease container that several processors share holds other containers' leases,
+// whose ranges are not this container's. When no id names it (ids of another form),
+// every lease is kept, and Run warns.
+func ofContainer(mine []Lease, bad []Estimate, o Options, rid string) ([]Lease, []Skipped, []Estimate) {
+	if !namesContainer(mine, bad, o, rid) {
+		return mine, nil, bad
+	}
+	var keep []Lease
+	var skipped []Skipped
+	why := "another container's: its id names neither " + o.Database + "/" + o.Container + "'s resource id " + rid + " nor " + o.Database + "_" + o.Container
+	for _, l := range mine {
+		if leaseOf(l.ID, o.Database, o.Container, rid) {
+			keep = append(keep, l)
+		} else {
+			skipped = append(skipped, Skipped{ID: l.ID, Reason: why})
+		}
+	}
+	var keepBad []Estimate
+	for _, e := range bad {
+		if leaseOf(e.Lease.ID, o.Database, o.Container, rid) {
+			keepBad = append(keepBad, e)
+		} else {
+			skipped = append(skipped, Skipped{ID: e.Lease.ID, Reason: why})
+		}
+	}
+	return keep, skipped, keepBad
+}
+
+func namesContainer(mine []Lease, bad []Estimate, o Options, rid string) bool {
+	for _, l := range mine {
+		if leaseOf(l.ID, o.Database, o.Container, rid) {
+			return true
+		}
+	}
+	for _, e := range bad {
+		if leaseOf(e.Lease.ID, o.Database, o.Container, rid) {
+			return true
+		}
+	}
+	return false
 }
 
 // readLeaseDocuments is every document of the lease container, every page of it.

@@ -175,3 +175,21 @@ func TestStateByOwnerAndTimestamp(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaseIDsNameTheirContainer(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{
+		{"orders-procacct.documents.azure.com_AQAAAA==_AQAAAAIAAIA=..0", true}, // .NET: database and container resource ids
+		{"orders-procacct.documents.azure.com_AQAAAA==_AQAAAAIAAIA=..-FF", true},
+		{"orders-procacct.documents.azure.com_app_items..3", true},              // Java partition key range lease: names
+		{"orders-procacct.documents.azure.com_AQAAAA==_AQAAAAIAAIB=..0", false}, // another container's
+		{"orders-procacct.documents.azure.com_app_orders..0", false},
+		{"orders-procacct.documents.azure.com_AQAAAA==_AQAAAAIAAIA=.info", false},
+	} {
+		if got := leaseOf(tc.id, "app", "items", "AQAAAAIAAIA="); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}
