@@ -20,8 +20,8 @@ import (
 
 // DefaultExpiry is how long a lease may go unrenewed before the SDKs take it for
 // expired: .NET ChangeFeedLeaseOptions.DefaultExpirationInterval, 60 s (owners renew
-// every 17 s, DefaultRenewInterval; Java's ChangeFeedProcessorOptions has the same
-// defaults). A lease whose timestamp is older than this is expired
+// every 17 s, DefaultRenewInterval; the Java SDK's models/ChangeFeedProcessorOptions has
+// the same, DEFAULT_EXPIRATION_INTERVAL and DEFAULT_RENEW_INTERVAL). A lease whose timestamp is older than this is expired
 // (EqualPartitionsBalancingStrategy.IsExpired: timestamp + expiration < now).
 const DefaultExpiry = 60 * time.Second
 

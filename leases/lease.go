@@ -16,7 +16,9 @@ import (
 //     absent): "id", "_etag", "LeaseToken" (the range id; "PartitionId" in leases a v2
 //     processor wrote), "Owner", "ContinuationToken" (the etag of the range's last change
 //     feed answer, such as "\"42\""), "timestamp" (the owner's explicit time; without it
-//     the server's "_ts"), "properties", optionally "FeedRange" and "Mode".
+//     the server's "_ts"), "properties", "Mode", and in leases of recent versions
+//     "FeedRange" with the range's bounds (DocumentServiceLeaseManagerCosmos
+//     CreateLeaseIfNotExistAsync), which the estimator does not read the lease by.
 //   - .NET v3, an effective partition key range lease (DocumentServiceLeaseCoreEpk,
 //     "version" 1): the same, and "FeedRange": {"Range": {"min": "", "max": "FF"}}.
 //     (azure-cosmos-dotnet-v3, Microsoft.Azure.Cosmos/src/ChangeFeedProcessor/
