@@ -100,6 +100,7 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 			return o.run(c.Context(), io)
 		},
 	}
+	c.AddCommand(newChangesLagCmd(io))
 	o.conn.register(c)
 	o.conn.withHedging(c.Flags())
 	o.conn.withConsistency(c.Flags())

@@ -45,7 +45,7 @@ var exitCodeHelp = []struct {
 	{ExitTimeout, "timed out: the end-to-end timeout expired, or the service answered 408; query: a page's --e2e-timeout or the query's --timeout, after it printed what it read and the continuation"},
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it; import: writes kept failing and it stopped (resume with the same command)"},
-	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr"},
+	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr; or changes lag --fail-on-stuck found a stuck lease, after printing its report"},
 	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them"},
 	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first, query what it read and the continuation to resume from. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},

@@ -48,6 +48,8 @@ func JSONOutputs() []JSONOutput {
 		{Name: "delete.partition", Command: "cosmosctl delete --partition-key-value KEY -o json", Values: []any{partitionDeleteSummary{}},
 			Description: "cosmosctl delete --partition-key-value -o json: the partition key, the method (service, query, or count for --dry-run), the items counted or deleted, those already gone, the request charge, and why the service operation was not used."},
 		{Name: "patch", Command: "cosmosctl patch ID --pk KEY --op OP -o json", Values: result, Description: itemDesc("patch")},
+		{Name: "changes-lag", Command: "cosmosctl changes lag --lease-container NAME -o json", Values: []any{lagReport{}},
+			Description: "cosmosctl changes lag -o json: a change feed processor's leases, each with its owner, when it was last renewed, its estimated lag and state (ok, stuck, unowned), and the totals: the lag, the oldest checkpoint, how many are stuck."},
 		{Name: "query", Command: "cosmosctl query SQL -o json", Values: []any{output.QueryObject{}},
 			Description: "cosmosctl query -o json: the items, whether the query is complete, the continuation to resume from, the totals, and every request (the plan, the ranges' read, each page) with its diagnostics."},
 		{Name: "query.ndjson", Command: "cosmosctl query SQL -o ndjson", Lines: true, Values: []any{anyItem{}},

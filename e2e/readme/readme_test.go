@@ -112,6 +112,10 @@ var readmeShows = map[string]*regexp.Regexp{
 	`cosmosctl query "SELECT * FROM c WHERE c.carrier = 'c3'" --container shipments --explain`: regexp.MustCompile(
 		`(?s)total\s+4\s+\S+\s+\S+\s+40\s+5\s+8\.0\s.*could not use an index and scanned.*/carrier/\?\s+\(ROOT\.carrier = "c3"\).*-\s+"path": "/carrier/\?"`),
 	`cosmosctl query "SELECT * FROM c WHERE c.carrier = 'c3'" --container shipments --explain -o json --jq .totals.retrieved_per_output`: regexp.MustCompile(`(?m)^1$`),
+	// The lease checkpointed after the first of four writes: lag 3, not renewed since January.
+	"cosmosctl changes lag --container orders-feed --lease-container leases": regexp.MustCompile(
+		`(?m)^0\s+0\s+host-7\s+\d+d\d+h\s+3\s+stuck\s+—\n1 lease, total lag 3, oldest checkpoint \d+d\d+h ago \(orders-processorlocalhost_app_orders-feed\.\.0\); 1 stuck \(not renewed for more than 1m0s\)$`),
+	`cosmosctl changes lag --container orders-feed --lease-container leases --fail-on-stuck || echo "exit $?: a lease is stuck"`: regexp.MustCompile(`(?m)^exit 10: a lease is stuck$`),
 	"cosmosctl import mixed.ndjson":        regexp.MustCompile(`2 lines rejected, with their line numbers and reasons, in mixed\.rejected\.ndjson`),
 	"cosmosctl emulator split 1":           regexp.MustCompile(`(?m)^split range 1 of app/items into 4 and 5\n`),
 	"cosmosctl emulator merge 2 3 -o json": regexp.MustCompile(`"retired": \[\s*"2",\s*"3"\s*\],\s*"created": \[\s*\{\s*"id": "6"`),
