@@ -329,7 +329,10 @@ func (o *skewOptions) statistics(ctx context.Context, sess *session, rep *skewRe
 		for _, k := range keys {
 			ks := skewKeySize{PartitionKey: k.PartitionKey, SizeKB: k.SizeInKB}
 			if s.SizeInKB > 0 {
-				p := round1(100 * float64(k.SizeInKB) / float64(s.SizeInKB))
+				// The service samples the two sizes apart: the .NET SDK's own example
+				// of the statistics (DocumentCollection.PartitionKeyRangeStatistics)
+				// shows a key larger than its range. A key holds all of it, at most.
+				p := min(100, round1(100*float64(k.SizeInKB)/float64(s.SizeInKB)))
 				ks.PercentOfRange = &p
 			}
 			r.LargestPartitionKeys = append(r.LargestPartitionKeys, ks)

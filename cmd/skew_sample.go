@@ -79,6 +79,10 @@ func readSkewIDs(name string, stdin io.Reader) ([]skewID, error) {
 	return out, nil
 }
 
+// skewAfterRecord, when set (tests only), is called after each sampled request is
+// counted, with the requests counted so far.
+var skewAfterRecord func(requests int64)
+
 // skewSampler counts a sample's requests, request charge and 429s by range, and by
 // partition key within a range for point reads.
 type skewSampler struct {
@@ -119,7 +123,13 @@ func (s *skewSampler) load(rangeID string) *skewRangeLoad {
 // (sampling is true while the sample runs).
 func (s *skewSampler) record(rangeID, key string, d *engine.Diagnostics, err error, sampling bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer func() {
+		n := s.requests
+		s.mu.Unlock()
+		if skewAfterRecord != nil {
+			skewAfterRecord(n)
+		}
+	}()
 	// A request cut by the sample's end (or an interruption) is not counted; what its
 	// attempts were charged, and the 429s they met, are.
 	if cut := err != nil && !sampling; rangeID != "" && !cut {
@@ -155,8 +165,9 @@ func (s *skewSampler) record(rangeID, key string, d *engine.Diagnostics, err err
 			}
 		}
 	}
-	if status, _, _ := cosmos.Status(err); err != nil && sampling && status != 429 {
-		// A 429 the retries gave up on is the sample's finding, not a failure.
+	if status, _, _ := cosmos.Status(err); err != nil && sampling && status != 429 && status != 404 {
+		// A 429 the retries gave up on is the sample's finding, not a failure; a 404
+		// (an id that is not there) is an answer, and load on its range as any.
 		s.failed++
 		if s.firstErr == "" {
 			s.firstErr = err.Error()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -232,5 +233,34 @@ func TestSkewSamplesAQuery(t *testing.T) {
 	}
 	if r := cosmosctl(t, "", "skew", "--sample", "1s", "--query", "SELEC nonsense"); r.code != ExitUsage {
 		t.Fatalf("a query the service refuses: exit %d %s", r.code, r.errOut)
+	}
+}
+
+// TestSkewInterruptedPrintsWhatItSampled: Ctrl-C during a long sample ends it at once;
+// the report of what was sampled is printed, and the exit is 130.
+func TestSkewInterruptedPrintsWhatItSampled(t *testing.T) {
+	testAccount(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hook := skewAfterRecord
+	t.Cleanup(func() { skewAfterRecord = hook })
+	skewAfterRecord = func(n int64) {
+		if n >= 5 {
+			cancel()
+		}
+	}
+	io, out, errOut := testIO()
+	io.In = strings.NewReader("{\"id\":\"o1\",\"pk\":\"t1\"}\n")
+	start := time.Now()
+	code := Run(ctx, io, []string{"skew", "--sample", "10m", "--ids", "-", "-o", "json"})
+	if elapsed := time.Since(start); elapsed > time.Minute {
+		t.Fatalf("took %s after the interrupt", elapsed)
+	}
+	var rep skewReport
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil || code != ExitInterrupted {
+		t.Fatalf("exit %d (want %d), stdout %q, stderr %q: %v", code, ExitInterrupted, out.String(), errOut.String(), err)
+	}
+	if rep.Sample == nil || !rep.Sample.Interrupted || rep.Sample.Requests < 5 || !rep.Partial {
+		t.Fatalf("the report must say the sample was interrupted, with what it sampled: %+v %+v", rep.Sample, rep.Notes)
 	}
 }

@@ -190,16 +190,19 @@ func keyClause(r skewRange) (string, json.RawMessage) {
 	return " (" + strings.Join(parts, "; ") + ")", key
 }
 
-// keyText is a partition key as a person reads it: a single string value bare
-// (tenant-42), anything else as compact JSON (["acme","user-7"], 42).
+// keyText is a partition key as a person reads it: a single string, number, boolean
+// or null bare (tenant-42, 42), anything else as compact JSON (["acme","user-7"], and
+// [{}] for the none key, as --pk takes them).
 func keyText(raw json.RawMessage) string {
 	var values []any
 	if err := json.Unmarshal(raw, &values); err == nil && len(values) == 1 {
-		if s, ok := values[0].(string); ok {
-			return s
+		switch v := values[0].(type) {
+		case string:
+			return v
+		case float64, bool, nil:
+			b, _ := json.Marshal(v)
+			return string(b)
 		}
-		b, _ := json.Marshal(values[0])
-		return string(b)
 	}
 	return compactKey(raw)
 }
