@@ -316,5 +316,23 @@ func (s *skewSampler) fill(rep *skewReport, sum *skewSample, elapsed time.Durati
 	}
 }
 
+// unlisted are the ranges the sample met that the report does not list.
+func (s *skewSampler) unlisted(rep *skewReport) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	listed := map[string]bool{}
+	for _, r := range rep.Ranges {
+		listed[r.ID] = true
+	}
+	var out []string
+	for id := range s.ranges {
+		if !listed[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }

@@ -216,6 +216,12 @@ func TestSkewWithoutASampleJudgesTheStorage(t *testing.T) {
 		!strings.Contains(table.out, "\nverdict: storage skew: range "+ranges["big"]) {
 		t.Fatalf("table: %+v", table)
 	}
+	// Under -o tsv stdout is the table alone; the throughput and the verdict go to stderr.
+	tsv := cosmosctl(t, "", "skew", "-o", "tsv")
+	if lines := strings.Split(strings.TrimSpace(tsv.out), "\n"); tsv.code != ExitOK || len(lines) != 1+emulator.DefaultRanges ||
+		!strings.HasPrefix(lines[0], "RANGE\tITEMS\tSIZE") || !strings.Contains(tsv.errOut, "verdict: storage skew") {
+		t.Fatalf("tsv: %+v", tsv)
+	}
 }
 
 // TestSkewSamplesAQuery: a query's pages are counted on the ranges they read.
