@@ -40,14 +40,18 @@ func seedKeys(t *testing.T, srv *emulator.Server, keys []string, perKey int) map
 	return out
 }
 
-// keysByRange picks, of tenant-0, tenant-1, …, n keys in each of the emulator's ranges.
+// keysByRange picks, of tenant-0, tenant-1, …, n keys in each of the emulator's ranges,
+// and creates item i0 of each. The items are 20 KB, so that a read costs 20 RU and a
+// range's 100 RU/s (400 RU/s over four ranges) is spent by a handful of reads a second,
+// however slowly a loaded machine sends them.
 func keysByRange(t *testing.T, srv *emulator.Server, n int) map[string][]string {
 	t.Helper()
 	byRange := map[string][]string{}
+	pad := strings.Repeat("x", 19*1024)
 	for i := 0; i < 400; i++ {
 		k := fmt.Sprintf("tenant-%d", i)
 		pk, _ := cosmos.PK(k)
-		rg := storedRange(t, srv, pk, fmt.Sprintf(`{"id":"i0","pk":%q}`, k))
+		rg := storedRange(t, srv, pk, fmt.Sprintf(`{"id":"i0","pk":%q,"pad":%q}`, k, pad))
 		if len(byRange[rg]) < n {
 			byRange[rg] = append(byRange[rg], k)
 		}
