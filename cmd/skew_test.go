@@ -274,3 +274,34 @@ func TestSkewInterruptedPrintsWhatItSampled(t *testing.T) {
 		t.Fatalf("the report must say the sample was interrupted, with what it sampled: %+v %+v", rep.Sample, rep.Notes)
 	}
 }
+
+// TestSkewShowsSharedAndAutoscaleThroughput: a container without an offer of its own
+// shows its database's RU/s as shared, with no per-range share.
+func TestSkewShowsSharedAndAutoscaleThroughput(t *testing.T) {
+	testAccount(t)
+	for _, args := range [][]string{
+		{"db", "create", "shared", "--throughput", "1000"},
+		{"container", "create", "events", "--partition-key", "/pk", "--database", "shared"},
+	} {
+		if r := cosmosctl(t, "", args...); r.code != ExitOK {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+	rep, r := skewJSON(t, "", "--database", "shared", "--container", "events")
+	tp := rep.Throughput
+	if r.code != ExitOK || tp.Mode != "shared" || tp.RUPerSecond == nil || *tp.RUPerSecond != 1000 || tp.PerRangeRUPerSecond != nil {
+		t.Fatalf("exit %d %s: %+v", r.code, r.errOut, tp)
+	}
+	if r := cosmosctl(t, "", "skew", "--database", "shared", "--container", "events"); !strings.Contains(r.out, "1,000 RU/s shared with the database's other containers") {
+		t.Fatalf("table: %+v", r)
+	}
+	// Autoscale: the share is of its maximum, up to which it scales at once.
+	if r := cosmosctl(t, "", "container", "create", "auto", "--partition-key", "/pk", "--autoscale-max", "4000"); r.code != ExitOK {
+		t.Fatalf("create: %+v", r)
+	}
+	rep, _ = skewJSON(t, "", "--container", "auto")
+	if tp := rep.Throughput; tp.Mode != "autoscale" || tp.RUPerSecond == nil || *tp.RUPerSecond != 4000 || tp.PerRangeRUPerSecond == nil ||
+		*tp.PerRangeRUPerSecond != 4000/float64(len(rep.Ranges)) {
+		t.Fatalf("autoscale: %+v over %d ranges", tp, len(rep.Ranges))
+	}
+}
