@@ -175,12 +175,20 @@ func keyClause(r skewRange) (string, json.RawMessage) {
 	}
 	if s := r.Sample; s != nil && s.TopPartitionKey != nil {
 		k := s.TopPartitionKey
+		var load string
 		switch {
 		case k.RequestChargePercent >= skewKeyLoadShare*100:
-			parts = append(parts, fmt.Sprintf("key %s took %s of its RU in the sample", keyText(k.PartitionKey), pct(k.RequestChargePercent)))
-			key = k.PartitionKey
+			load = fmt.Sprintf("took %s of its RU in the sample", pct(k.RequestChargePercent))
 		case k.ThrottledPercent >= skewKeyLoadShare*100:
-			parts = append(parts, fmt.Sprintf("key %s met %s of its 429s in the sample", keyText(k.PartitionKey), pct(k.ThrottledPercent)))
+			load = fmt.Sprintf("met %s of its 429s in the sample", pct(k.ThrottledPercent))
+		}
+		switch {
+		case load == "":
+		case key != nil && compactKey(key) == compactKey(k.PartitionKey):
+			// The key the service lists is the busy one: one clause says both.
+			parts[0] += " and " + load
+		default:
+			parts = append(parts, "key "+keyText(k.PartitionKey)+" "+load)
 			key = k.PartitionKey
 		}
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,10 @@ func TestSkewVerdict(t *testing.T) {
 			verdictReport([]storage{{70, "big", 50}, {10, "", 0}, {10, "", 0}, {10, "", 0}},
 				[]load{{80, 90, "busy", 75}, {5, 4, "", 0}, {10, 4, "", 0}, {5, 2, "", 0}}, 50),
 			skewHotPartition, "0", "busy", "hot partition: 80 % of RU and 90 % of 429s on range 0 (key big holds 50 % of its storage; key busy took 75 % of its RU in the sample)", ""},
+		{"a key both the service and the sample name is named once",
+			verdictReport([]storage{{70, "big", 50}, {10, "", 0}, {10, "", 0}, {10, "", 0}},
+				[]load{{80, 90, "big", 75}, {5, 4, "", 0}, {10, 4, "", 0}, {5, 2, "", 0}}, 50),
+			skewHotPartition, "0", "big", "hot partition: 80 % of RU and 90 % of 429s on range 0 (key big holds 50 % of its storage and took 75 % of its RU in the sample)", ""},
 		{"a key with a small share of its range is not named",
 			verdictReport([]storage{{70, "big", 10}, {10, "", 0}, {10, "", 0}, {10, "", 0}},
 				[]load{{80, 90, "many", 30}, {5, 4, "", 0}, {10, 4, "", 0}, {5, 2, "", 0}}, 50),
@@ -161,4 +166,30 @@ func TestSkewKeyText(t *testing.T) {
 			t.Errorf("keyText(%s) = %q, want %q", raw, got, want)
 		}
 	}
+}
+
+// TestSkewTableGolden: the table a person reads, for a report with a largest key the
+// service lists, a sample and a hot verdict; and under -o tsv, the table alone.
+func TestSkewTableGolden(t *testing.T) {
+	rep := verdictReport([]storage{{10, "", 0}, {20, "", 0}, {30, "", 0}, {40, "tenant-42", 38}},
+		[]load{{10, 2, "tenant-1", 40}, {9, 3, "", 0}, {10, 2, "tenant-9", 100}, {71, 93, "tenant-42", 88}}, 100)
+	rep.Database, rep.Container = "app", "items"
+	per := 100.0
+	rep.Throughput.PerRangeRUPerSecond = &per
+	items, size := int64(1000), int64(2048)
+	for i := range rep.Ranges {
+		r := &rep.Ranges[i]
+		r.DocumentCount, r.SizeKB = &items, &size
+		r.Sample.Requests, r.Sample.RequestCharge, r.Sample.Throttled = int64(100*(i+1)), float64(100*(i+1))+0.5, int64(i)
+		if r.LargestPartitionKeys == nil {
+			r.LargestPartitionKeys = []skewKeySize{}
+		}
+	}
+	rep.Sample = &skewSample{Source: "ids", IDs: 40, Concurrency: 4, SampleMs: 30000, DurationMs: 30000, Requests: 1000, RequestCharge: 1002, Throttled: 100}
+	rep.Verdict = skewVerdictOf(rep)
+	io, out, errOut := testIO()
+	if err := printSkew(io, true, rep); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, filepath.Join("testdata", "skew_table.golden"), out.String()+"--- stderr\n"+errOut.String())
 }
