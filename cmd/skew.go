@@ -311,6 +311,12 @@ func (o *skewOptions) statistics(ctx context.Context, sess *session, rep *skewRe
 		rep.Notes = append(rep.Notes, "the partition statistics could not be read: "+err.Error())
 		return
 	}
+	fillStatistics(rep, stats)
+}
+
+// fillStatistics puts the service's statistics into the report's ranges: each range's
+// share of the storage, and its listed keys, largest first, with their share of it.
+func fillStatistics(rep *skewReport, stats map[string]engine.RangeStatistics) {
 	var total int64
 	for _, s := range stats {
 		total += s.SizeInKB

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cosmosctl/cosmosctl/engine"
 )
 
 // load is a range's share of a sample in a verdict case: its RU % and 429 %, and the
@@ -192,4 +194,35 @@ func TestSkewTableGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "skew_table.golden"), out.String()+"--- stderr\n"+errOut.String())
+}
+
+// TestSkewFillsTheServicesStatistics: the service's statistics, as the .NET SDK
+// documents them, become each range's share of the storage and its listed keys, largest
+// first; a key the service sizes above its range (it samples the two apart) holds 100 %.
+func TestSkewFillsTheServicesStatistics(t *testing.T) {
+	distinct := int64(12)
+	rep := skewReport{Ranges: []skewRange{{ID: "0"}, {ID: "1"}, {ID: "2"}}}
+	fillStatistics(&rep, map[string]engine.RangeStatistics{
+		"0": {ID: "0", SizeInKB: 1000, DocumentCount: 40},
+		"1": {ID: "1", SizeInKB: 5000, DocumentCount: 150, SampledDistinctPartitionKeyCount: &distinct, PartitionKeys: []engine.PartitionKeyStatistics{
+			{PartitionKey: json.RawMessage(`["small"]`), SizeInKB: 500},
+			{PartitionKey: json.RawMessage(`["tenant-42"]`), SizeInKB: 1900},
+		}},
+		"2": {ID: "2", SizeInKB: 1000, PartitionKeys: []engine.PartitionKeyStatistics{{PartitionKey: json.RawMessage(`["huge"]`), SizeInKB: 2500}}},
+	})
+	r := rep.Ranges[1]
+	if *r.StoragePercent != 71.4 || *r.DocumentCount != 150 || *r.SampledDistinctPartitionKeys != 12 || *rep.Ranges[0].StoragePercent != 14.3 {
+		t.Fatalf("range 1: %+v", r)
+	}
+	if len(r.LargestPartitionKeys) != 2 || keyText(r.LargestPartitionKeys[0].PartitionKey) != "tenant-42" || *r.LargestPartitionKeys[0].PercentOfRange != 38 ||
+		*r.LargestPartitionKeys[1].PercentOfRange != 10 {
+		t.Fatalf("range 1's keys: %+v", r.LargestPartitionKeys)
+	}
+	if p := *rep.Ranges[2].LargestPartitionKeys[0].PercentOfRange; p != 100 {
+		t.Fatalf("a key sized above its range holds %v %%", p)
+	}
+	v := skewVerdictOf(rep)
+	if v.Kind != skewStorageSkew || *v.RangeID != "1" || !strings.Contains(v.Text, "key tenant-42 holds 38 % of its storage") {
+		t.Fatalf("verdict %+v", v)
+	}
 }
