@@ -328,10 +328,11 @@ func fillStatistics(rep *skewReport, stats map[string]engine.RangeStatistics) {
 			continue
 		}
 		r.DocumentCount, r.SizeKB, r.SampledDistinctPartitionKeys = &s.DocumentCount, &s.SizeInKB, s.SampledDistinctPartitionKeyCount
+		p := 0.0 // an empty container's ranges hold none of its storage, reported
 		if total > 0 {
-			p := round1(100 * float64(s.SizeInKB) / float64(total))
-			r.StoragePercent = &p
+			p = round1(100 * float64(s.SizeInKB) / float64(total))
 		}
+		r.StoragePercent = &p
 		keys := append([]engine.PartitionKeyStatistics(nil), s.PartitionKeys...)
 		sort.SliceStable(keys, func(a, b int) bool { return keys[a].SizeInKB > keys[b].SizeInKB })
 		for _, k := range keys {

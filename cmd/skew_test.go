@@ -197,6 +197,10 @@ func TestSkewFlagsAreChecked(t *testing.T) {
 
 func TestSkewOfAContainerThatDoesNotExist(t *testing.T) {
 	testAccount(t)
+	// An empty one exists: its ranges report no data, which is no missing statistics.
+	if rep, r := skewJSON(t, ""); r.code != ExitOK || rep.Verdict.Kind != skewStorageEven || rep.Ranges[0].StoragePercent == nil {
+		t.Fatalf("an empty container: exit %d, %+v", r.code, rep.Verdict)
+	}
 	if r := cosmosctl(t, "", "skew", "--container", "nope"); r.code != ExitNotFound || r.out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.out, r.errOut)
 	}

@@ -149,6 +149,9 @@ func storageVerdict(rep skewReport) skewVerdict {
 		return skewVerdict{Kind: skewUnknown, Text: "the service reports no partition statistics; " + skewNoSampleHint}
 	}
 	r := rep.Ranges[top]
+	if *r.StoragePercent == 0 {
+		return skewVerdict{Kind: skewStorageEven, Text: "no storage to judge: the ranges report no data; " + skewNoSampleHint}
+	}
 	if *r.StoragePercent >= skewHotShare(len(rep.Ranges))*100 {
 		clause, key := keyClause(r)
 		id := r.ID

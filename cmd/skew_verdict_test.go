@@ -105,6 +105,8 @@ func TestSkewVerdict(t *testing.T) {
 			"storage skew: range 1 holds 62 % of the storage (key tenant-7 holds 38 % of its storage); --sample DURATION with --query or --ids tells a hot partition from too few RU", ""},
 		{"without a sample, storage spread evenly",
 			verdictReport([]storage{{25, "", 0}, {30, "", 0}, {25, "", 0}, {20, "", 0}}, nil, 0), skewStorageEven, "", "", "storage evenly spread (at most 30 %, on range 1); …", ""},
+		{"without a sample, an empty container has no storage to judge",
+			verdictReport([]storage{{0, "", 0}, {0, "", 0}}, nil, 0), skewStorageEven, "", "", "no storage to judge: the ranges report no data; …", ""},
 		{"without a sample or statistics there is nothing to judge by",
 			verdictReport(nil, nil, 0), skewUnknown, "", "", "no partition key ranges: nothing to judge", ""},
 		{"ranges without statistics and no sample",
