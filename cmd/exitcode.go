@@ -25,7 +25,7 @@ const (
 	ExitAuth            = 7  // 401, 403 other than a write-region change, or no Azure AD token
 	ExitUnavailable     = 8  // 503, region down, network failure
 	ExitThresholdBreach = 10 // the run completed and a --fail-on threshold was breached
-	ExitPartial         = 11 // import completed, but some lines were rejected or failed
+	ExitPartial         = 11 // import completed, but some lines were rejected or failed; skew's report is partial
 	// Interrupted and terminated are 128 + the signal's number, what a shell reports for
 	// a process the signal killed, so that `$? -eq 130` means Ctrl-C either way.
 	ExitInterrupted = 130 // SIGINT (Ctrl-C)
@@ -46,7 +46,7 @@ var exitCodeHelp = []struct {
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it; import: writes kept failing and it stopped (resume with the same command)"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr; or changes lag --fail-on-stuck found a stuck lease, after printing its report"},
-	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them"},
+	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them; skew: the report is partial (the statistics, the offer or some sampled requests failed), printed first, its notes saying what is missing"},
 	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first, query what it read and the continuation to resume from. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},
 }
@@ -115,7 +115,8 @@ func ExitCode(err error) int {
 		return ExitThresholdBreach
 	}
 	var pe *PartialError
-	if errors.As(err, &pe) {
+	var sp *skewPartialError
+	if errors.As(err, &pe) || errors.As(err, &sp) {
 		return ExitPartial
 	}
 	var bu *bulk.UnavailableError

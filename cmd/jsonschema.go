@@ -95,6 +95,8 @@ func JSONOutputs() []JSONOutput {
 			Description: "cosmosctl throughput set -o json: the offer after the change."},
 		{Name: "locate", Command: "cosmosctl locate --pk KEY -o json", Values: []any{locateReport{}},
 			Description: "cosmosctl locate -o json: the effective partition key, the ranges that hold it, and in direct mode their replicas in every read region."},
+		{Name: "skew", Command: "cosmosctl skew [--sample DURATION --query SQL | --ids FILE] -o json", Values: []any{skewReport{}},
+			Description: "cosmosctl skew -o json: the container's throughput and each range's share of it, each range's statistics (items, size, share of the storage, the largest logical partitions the service lists) and what the sample met on it (request charge, 429s, the busiest key), the sample, and the verdict (hot partition or too few RU) with the range and key it names."},
 		{Name: "regions", Command: "cosmosctl regions -o json", Values: []any{regionsReport{}},
 			Description: "cosmosctl regions -o json: the account's regions, the order reads and writes use them in, a latency to each, and the health remembered of each."},
 		{Name: "health", Command: "cosmosctl health -o json", Values: []any{healthReport{}},

@@ -198,6 +198,9 @@ func TestEveryCommandsJSONMatchesItsSchema(t *testing.T) {
 	// Where things are, and how the regions are.
 	check("locate", false, "", "locate", "--pk", "t1", "-o", "json")
 	check("locate", false, "", "locate", "--pk", "t1", "--connection-mode", "direct", "-o", "json")
+	check("skew", false, "", "skew", "-o", "json")
+	check("skew", false, "", "skew", "--sample", "200ms", "--query", "SELECT * FROM c", "--concurrency", "1", "-o", "json")
+	check("skew", false, "{\"id\":\"o1\",\"pk\":\"t1\"}\n", "skew", "--sample", "200ms", "--ids", "-", "--concurrency", "1", "-o", "json")
 	check("regions", false, "", "regions", "-o", "json")
 	check("regions", false, "", "regions", "--no-latency", "-o", "json")
 	check("health", false, "", "health", "-o", "json")

@@ -42,6 +42,7 @@ var topCommands = []topCommand{
 	{"container", newContainerCmd},
 	{"throughput", newThroughputCmd},
 	{"locate", newLocateCmd},
+	{"skew", newSkewCmd},
 	{"regions", newRegionsCmd},
 	{"health", newHealthCmd},
 	{"probe", newProbeCmd},

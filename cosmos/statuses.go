@@ -49,7 +49,7 @@ var Statuses = []StatusRow{
 	{413, -1, "too large: the item or request exceeds the service's limit (2 MB per item)", "make the item smaller"},
 	{424, -1, "failed dependency: another operation of the batch failed", "see the batch operation that failed"},
 	{429, -1, "too many requests: the request rate exceeded what was provisioned", "cosmosctl waits the retry-after and retries; raise throughput or spread the load"},
-	{429, 3200, "the partition's RU/s budget was used up", "hot partition or too few RU/s: cosmosctl waits the retry-after; see the per-range charge"},
+	{429, 3200, "the partition's RU/s budget was used up", "hot partition or too few RU/s: cosmosctl waits the retry-after; cosmosctl skew --sample tells which"},
 	{449, -1, "retry with: a concurrent update of the same item conflicted inside the service", "cosmosctl retries"},
 	{500, -1, "internal server error in the service", "retried where safe; report the activity id to Azure support if it persists"},
 	{503, -1, "service unavailable: the partition or region cannot serve now", "cosmosctl retries and moves to another region"},

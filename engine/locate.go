@@ -30,10 +30,29 @@ func (c *Client) PartitionKeyDefinition(ctx context.Context, database, container
 // RangeStatistics is what the service reports of one partition key range when a
 // container read asks for it (x-ms-documentdb-populatepartitionstatistics: true): the
 // "statistics" array of the container, as the SDKs' PartitionKeyRangeStatistics read it.
+//
+// The fields are .NET's Microsoft.Azure.Documents.PartitionKeyRangeStatistics: "id",
+// "sizeInKB", "documentCount", "sampledDistinctPartitionKeyCount", "partitionKeys".
 type RangeStatistics struct {
 	ID            string `json:"id"`
 	SizeInKB      int64  `json:"sizeInKB"`
 	DocumentCount int64  `json:"documentCount"`
+	// SampledDistinctPartitionKeyCount is the service's estimate of the range's distinct
+	// logical partitions; nil when it does not say.
+	SampledDistinctPartitionKeyCount *int64 `json:"sampledDistinctPartitionKeyCount"`
+	// PartitionKeys are the range's largest logical partitions as the service reports
+	// them: sampled, approximate, and only the large ones (the .NET SDK's
+	// PartitionKeyStatistics remarks: "If your partition keys are below 1GB of storage,
+	// they may not show up in the reported statistics").
+	PartitionKeys []PartitionKeyStatistics `json:"partitionKeys"`
+}
+
+// PartitionKeyStatistics is one entry of a range's partitionKeys: a logical partition
+// and its size (.NET PartitionKeyStatistics: "partitionKey", the key in its internal
+// JSON form, an array of its values, and "sizeInKB").
+type PartitionKeyStatistics struct {
+	PartitionKey json.RawMessage `json:"partitionKey"`
+	SizeInKB     int64           `json:"sizeInKB"`
 }
 
 // PartitionStatistics reads the container with partition statistics requested, from
