@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -36,7 +39,8 @@ requests met on it. Then the verdict in one line, with the numbers behind it:
 The sample is --query SQL (run to its end again and again) or --ids FILE (point
 reads of the listed items in turn; - is stdin; one JSON object a line,
 {"id":"o1","pk":"tenant-1"}, the pk a JSON value or an array for a hierarchical
-key). --concurrency requests are in flight at once; at the end of the duration
+key). --concurrency requests are in flight at once (and with --max-ru-per-second
+the sample spends at most that many request units a second); at the end of the duration
 the requests still in flight are cut and not counted, and Ctrl-C ends the sample
 early and prints what it has (exit 130). The requests go through the engine as any
 command's do (retries of 429s after the service's retry-after, --e2e-timeout and
@@ -67,6 +71,7 @@ type skewOptions struct {
 	query       string
 	ids         string
 	concurrency int
+	maxRU       float64
 }
 
 func newSkewCmd(io *IOStreams) *cobra.Command {
@@ -98,6 +103,7 @@ func newSkewCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&o.query, "query", "", "with --sample: the query to run, again and again")
 	f.StringVar(&o.ids, "ids", "", `with --sample: point-read these items in turn: a file (- for stdin) of JSON lines {"id":"o1","pk":"tenant-1"}`)
 	f.IntVar(&o.concurrency, "concurrency", 4, "with --sample: requests in flight at once (1 to 64)")
+	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "with --sample: spend at most this many request units a second on the sample (default: no cap beyond --concurrency)")
 	return c
 }
 
@@ -117,6 +123,10 @@ func (o *skewOptions) validate() error {
 		return usageErrorf("--query and --ids are what --sample sends: add --sample DURATION, e.g. --sample 30s")
 	case o.concurrency < 1 || o.concurrency > 64:
 		return usageErrorf("--concurrency must be 1 to 64, not %d", o.concurrency)
+	case o.maxRU < 0 || math.IsNaN(o.maxRU) || math.IsInf(o.maxRU, 0):
+		return usageErrorf("--max-ru-per-second must be a positive number of request units, not %g; leave it out for no cap", o.maxRU)
+	case changed("max-ru-per-second") && o.sample == 0:
+		return usageErrorf("--max-ru-per-second paces the sample: add --sample DURATION, e.g. --sample 30s")
 	}
 	return nil
 }
@@ -206,6 +216,8 @@ type skewSample struct {
 	Query       string `json:"query,omitempty"`
 	IDs         int    `json:"ids,omitempty"`
 	Concurrency int    `json:"concurrency"`
+	// MaxRUPerSecond is --max-ru-per-second; null without a cap.
+	MaxRUPerSecond *float64 `json:"max_ru_per_second" jsonschema:"nullable"`
 	// SampleMs is the duration asked for, DurationMs the one it ran (shorter when
 	// interrupted).
 	SampleMs      int64   `json:"sample_ms"`
@@ -398,6 +410,10 @@ func (o *skewOptions) runSample(ctx context.Context, sess *session, ids []skewID
 	}
 	s := newSkewSampler()
 	w := skewWorkload{client: sess.client, database: rep.Database, container: rep.Container, template: tmpl, query: o.query, ids: ids, concurrency: o.concurrency}
+	if o.maxRU > 0 {
+		w.limiter = rulimit.New(o.maxRU, clock.Real{})
+		sum.MaxRUPerSecond = &o.maxRU
+	}
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, o.sample)
 	err = w.run(sctx, s)
@@ -435,7 +451,11 @@ func printSkew(io *IOStreams, noColor bool, rep skewReport) error {
 		if s.Source == "query" {
 			what = "the query"
 		}
-		fmt.Fprintf(head, "sample: %s of %s, %d at a time: %s, %s RU, %s, %s failed\n", time.Duration(s.DurationMs)*time.Millisecond, what, s.Concurrency,
+		pace := fmt.Sprintf("%d at a time", s.Concurrency)
+		if s.MaxRUPerSecond != nil {
+			pace += fmt.Sprintf(" within %g RU/s", *s.MaxRUPerSecond)
+		}
+		fmt.Fprintf(head, "sample: %s of %s, %s: %s, %s RU, %s, %s failed\n", time.Duration(s.DurationMs)*time.Millisecond, what, pace,
 			output.HumanCountThousands(s.Requests, "request"), progress.Thousands(int64(s.RequestCharge)), plural429(s.Throttled), progress.Thousands(s.Failed))
 	}
 	cols := []output.Column{

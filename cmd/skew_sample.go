@@ -16,6 +16,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 	"github.com/cosmosctl/cosmosctl/query"
 )
 
@@ -183,6 +184,21 @@ type skewWorkload struct {
 	query               string
 	ids                 []skewID
 	concurrency         int
+	// limiter paces the sample to --max-ru-per-second; nil for no cap. It is told
+	// each request's charge and nothing of 429s: the sample is there to meet them.
+	limiter *rulimit.Limiter
+}
+
+// wait holds a request back until the RU cap allows it; false when ctx ended.
+func (w skewWorkload) wait(ctx context.Context) bool {
+	return w.limiter == nil || w.limiter.Wait(ctx) == nil
+}
+
+// spent tells the RU cap what a request's attempts were charged.
+func (w skewWorkload) spent(d *engine.Diagnostics) {
+	if w.limiter != nil && d != nil {
+		w.limiter.Spent(d.RequestCharge)
+	}
 }
 
 // run sends the workload until ctx ends (the sample's duration, or an interruption),
@@ -221,6 +237,9 @@ func (w skewWorkload) run(ctx context.Context, s *skewSampler) error {
 
 func (w skewWorkload) readOne(ctx context.Context, s *skewSampler, i int) {
 	id := w.ids[i]
+	if !w.wait(ctx) {
+		return
+	}
 	op := w.template
 	op.Kind, op.Database, op.Container, op.ID, op.PartitionKey = engine.OpRead, w.database, w.container, id.id, id.pk
 	res, err := w.client.Execute(ctx, op)
@@ -228,6 +247,7 @@ func (w skewWorkload) readOne(ctx context.Context, s *skewSampler, i int) {
 	if res != nil {
 		d = res.Diagnostics
 	}
+	w.spent(d)
 	s.record(id.rangeID, id.pk.JSON(), d, err, ctx.Err() == nil)
 }
 
@@ -241,8 +261,12 @@ func (w skewWorkload) queryOnce(ctx context.Context, s *skewSampler) error {
 	}
 	defer it.Close()
 	for {
+		if !w.wait(ctx) {
+			return nil
+		}
 		_, info, err := it.Next(ctx)
 		if info != nil && info.Kind == query.KindPage {
+			w.spent(info.Diagnostics)
 			s.record(info.RangeID, "", info.Diagnostics, err, ctx.Err() == nil)
 		}
 		switch {

@@ -250,6 +250,32 @@ func TestSkewSamplesAQuery(t *testing.T) {
 	}
 }
 
+// TestSkewSampleKeepsToItsRUCap: with --max-ru-per-second the sample spends no more
+// than the cap allows over its duration (a second's allowance at the start, and the
+// requests in flight when it runs out), whatever the machine's speed. (Without the
+// cap the same sample spends thousands of RU.)
+func TestSkewSampleKeepsToItsRUCap(t *testing.T) {
+	srv := testAccount(t)
+	seedKeys(t, srv, []string{"t1", "t2", "t3", "t4"}, 1)
+	const maxRU, concurrency = 10.0, 4
+	rep, r := skewJSON(t, "", "--sample", "1s", "--query", "SELECT * FROM c", "--concurrency", fmt.Sprint(concurrency), "--max-ru-per-second", fmt.Sprint(maxRU))
+	if r.code != ExitOK || rep.Sample == nil || rep.Sample.Requests == 0 {
+		t.Fatalf("exit %d %s: %+v", r.code, r.errOut, rep.Sample)
+	}
+	s := rep.Sample
+	if s.MaxRUPerSecond == nil || *s.MaxRUPerSecond != maxRU {
+		t.Errorf("max_ru_per_second %v, want %g", s.MaxRUPerSecond, maxRU)
+	}
+	perPage := s.RequestCharge / float64(s.Requests)
+	allowed := maxRU*(float64(s.DurationMs)/1000+1) + concurrency*perPage
+	if s.RequestCharge > allowed {
+		t.Fatalf("%.2f RU in %d ms at %g RU/s: more than the %.2f RU the cap allows", s.RequestCharge, s.DurationMs, maxRU, allowed)
+	}
+	if r := cosmosctl(t, "", "skew", "--max-ru-per-second", "10"); r.code != ExitUsage || !strings.Contains(r.errOut, "--sample") {
+		t.Fatalf("--max-ru-per-second without --sample: exit %d %s", r.code, r.errOut)
+	}
+}
+
 // TestSkewInterruptedPrintsWhatItSampled: Ctrl-C during a long sample ends it at once;
 // the report of what was sampled is printed, and the exit is 130.
 func TestSkewInterruptedPrintsWhatItSampled(t *testing.T) {
