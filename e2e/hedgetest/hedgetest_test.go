@@ -233,10 +233,11 @@ func TestHedgeTestWriteRegionDownTable(t *testing.T) {
 func TestHedgeTestHangAnswersEveryRead(t *testing.T) {
 	testkit.Isolate(t)
 	// The first region never answers: each read there waits out its attempt timeout
-	// (capped small here, with room for a loaded machine: the other regions take up to
-	// 90 ms, more under the race detector) and goes on, until region health moves the
-	// region last.
-	r := clitest.Run(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "400ms", "--count", "30", "--concurrency", "4", "--items", "4",
+	// (capped here, with room for a loaded machine: the other regions take up to 90 ms,
+	// but under the race detector on a 2-core machine with other jobs running, reads
+	// there were seen to take more than 400 ms) and goes on, until region health moves
+	// the region last.
+	r := clitest.Run(t, "", "hedge-test", "--scenario", "hang", "--attempt-timeout", "1500ms", "--count", "30", "--concurrency", "4", "--items", "4",
 		"--strategies", "none,threshold=50ms/20ms,fanout,adaptive", "-o", "json")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
