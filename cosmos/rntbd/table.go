@@ -26,19 +26,16 @@ func (tab Table) label(id uint16) string {
 // check fails on a known id with another type than the table's, since its value would be
 // misread, and on a required id that is missing.
 func (tab Table) check(tokens []Token) error {
-	seen := make(map[uint16]bool, len(tokens))
 	for _, t := range tokens {
-		d, ok := tab[t.ID]
-		if !ok {
-			continue
-		}
-		if t.Type != d.Type {
+		if d, ok := tab[t.ID]; ok && t.Type != d.Type {
 			return fmt.Errorf("rntbd: token 0x%04X (%s) has type %s, want %s", t.ID, d.Name, t.Type, d.Type)
 		}
-		seen[t.ID] = true
 	}
 	for id, d := range tab {
-		if d.Required && !seen[id] {
+		if !d.Required {
+			continue
+		}
+		if _, ok := Find(tokens, id); !ok {
 			return fmt.Errorf("rntbd: required token 0x%04X (%s) is missing", id, d.Name)
 		}
 	}
