@@ -268,6 +268,8 @@ func readToken(b []byte, tab Table) (Token, int, error) {
 	p := t.Type.prefixSize()
 	if p == 0 {
 		// Without the type the value's size is unknown, so nothing after it can be read.
+		// Java's RntbdTokenType.fromId maps such a byte to Invalid and reads no value,
+		// which would misread every byte after it; stopping says what happened instead.
 		return Token{}, 0, fmt.Errorf("rntbd: token 0x%04X%s has unknown type 0x%02X; the rest of the frame cannot be read", t.ID, tab.label(t.ID), byte(t.Type))
 	}
 	if len(rest) < p {
