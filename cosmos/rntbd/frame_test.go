@@ -242,3 +242,13 @@ func TestContextErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestMissingRequiredTokensAreNamedInIDOrder(t *testing.T) {
+	for range 20 {
+		c := ContextRequest{}
+		_, err := c.Encode()
+		if err == nil || err.Error() != "rntbd: required token 0x0000 (ProtocolVersion) is missing (in the context request)" {
+			t.Fatal(err)
+		}
+	}
+}

@@ -31,13 +31,18 @@ func (tab Table) check(tokens []Token) error {
 			return fmt.Errorf("rntbd: token 0x%04X (%s) has type %s, want %s", t.ID, d.Name, t.Type, d.Type)
 		}
 	}
+	// The lowest missing id is named, so the error does not depend on map order.
+	missing, found := uint16(0), false
 	for id, d := range tab {
-		if !d.Required {
+		if !d.Required || (found && id > missing) {
 			continue
 		}
 		if _, ok := Find(tokens, id); !ok {
-			return fmt.Errorf("rntbd: required token 0x%04X (%s) is missing", id, d.Name)
+			missing, found = id, true
 		}
+	}
+	if found {
+		return fmt.Errorf("rntbd: required token 0x%04X (%s) is missing", missing, tab[missing].Name)
 	}
 	return nil
 }
