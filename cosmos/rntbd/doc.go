@@ -26,8 +26,10 @@
 //   - a request: the Rust driver's known-good snapshot (Read, PageSize, PayloadPresent,
 //     body "{}") decodes and re-encodes byte for byte, and is rebuilt from its fields.
 //
-// What is not verified: no real replica or proxy has read a frame this package wrote, the
+// What is not verified: no real replica or proxy has read a frame this package wrote; the
 // context request and response have no independent vector (none was found in public
-// material), and which tokens the service requires on a request is known only from what
-// the SDKs send. The vectors prove the layout, not the service's acceptance.
+// material); the Rust request is a Document Read, 0x0003 and 0x0003, so it cannot tell
+// resource type from operation type, whose order rests on Java RntbdRequestFrame.encode;
+// and which tokens the service requires on a request is known only from what the SDKs
+// send. The vectors prove the layout, not the service's acceptance.
 package rntbd
