@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net"
@@ -50,21 +49,6 @@ func addFault(t *testing.T, srv *emulator.Server, r faults.Rule) {
 	if _, err := ctl.AddFault(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// jsonLines parses out as NDJSON: every line one JSON value.
-func jsonLines(t *testing.T, what, out string) []map[string]any {
-	t.Helper()
-	var values []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var v map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s: a line is not a JSON object: %q (%v)\nall of it:\n%s", what, sc.Text(), err, out)
-		}
-		values = append(values, v)
-	}
-	return values
 }
 
 // listenerNobodyAnswers is an endpoint that counts the connections made to it: a usage

@@ -12,6 +12,7 @@ var (
 	queryAccount    = testkit.QueryAccount
 	makeQueryItems  = testkit.QueryItems
 	where           = testkit.Where
+	jsonLines       = testkit.JSONLines
 )
 
 const (

@@ -1,8 +1,6 @@
 package scripts_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,21 +9,6 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 	"github.com/cosmosctl/cosmosctl/internal/testkit"
 )
-
-// ndjsonLines parses out as NDJSON: every line one JSON object.
-func ndjsonLines(t *testing.T, what, out string) []map[string]any {
-	t.Helper()
-	var values []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var v map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s: a line is not a JSON object: %q (%v)\nall of it:\n%s", what, sc.Text(), err, out)
-		}
-		values = append(values, v)
-	}
-	return values
-}
 
 // A failure under -o ndjson (query, changes) is one line, so that a stream of several
 // runs (a runbook's loop appending to one file) stays one JSON value a line.
@@ -61,7 +44,7 @@ func TestAFailureInAnNDJSONStreamIsOneLine(t *testing.T) {
 			if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
 				t.Fatalf("stdout is %d lines, want the failure on one line:\n%s", strings.Count(out, "\n"), out)
 			}
-			v := ndjsonLines(t, tc.name, out)[0]
+			v := testkit.JSONLines(t, tc.name, out)[0]
 			errObj, _ := v["error"].(map[string]any)
 			if errObj == nil || errObj["message"] == "" || v["exit_code"] != float64(code) {
 				t.Fatalf("the line is not a failure object with exit_code %d: %s", code, out)
@@ -70,7 +53,7 @@ func TestAFailureInAnNDJSONStreamIsOneLine(t *testing.T) {
 		})
 	}
 	// A runbook's loop appending each run's output to one file: still NDJSON.
-	if got := ndjsonLines(t, "the runs appended", stream.String()); len(got) != len(cases) {
+	if got := testkit.JSONLines(t, "the runs appended", stream.String()); len(got) != len(cases) {
 		t.Fatalf("%d lines from %d runs", len(got), len(cases))
 	}
 }
