@@ -132,11 +132,7 @@ func (o *itemOptions) runPartitionDelete(ctx context.Context, io *IOStreams, c *
 	if err := checkWritable(outputPath{flag: "--state", path: p.state, replaced: true}); err != nil {
 		return err
 	}
-	settings, err := o.conn.resolve(io)
-	if err != nil {
-		return err
-	}
-	sess, err := o.conn.connect(ctx, io, settings)
+	sess, err := o.conn.open(ctx, io)
 	if err != nil {
 		return err
 	}
