@@ -156,9 +156,14 @@ func (r *recorder) begin(region, endpoint string, reason Reason) int {
 func (r *recorder) finish(i int, status, sub int, charge float64, activityID string, errText string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.finishLocked(i, status, sub, charge, activityID, errText)
+}
+
+// finishLocked is finish with r.mu held; false when the attempt was already finished.
+func (r *recorder) finishLocked(i int, status, sub int, charge float64, activityID string, errText string) bool {
 	a := &r.d.Attempts[i]
 	if a.done {
-		return
+		return false
 	}
 	a.done = true
 	a.Duration = r.now().Sub(r.start) - a.Start
@@ -170,16 +175,21 @@ func (r *recorder) finish(i int, status, sub int, charge float64, activityID str
 	if status == 0 {
 		a.Outcome = OutcomeFailed
 	}
+	return true
 }
 
-// finishResponse records an attempt's HTTP answer, with the service's own time for it.
+// finishResponse records an attempt's HTTP answer, with the service's own time for it
+// and where the service says it served it, under one hold of the lock. An attempt
+// already finished (cut by its timeout) keeps what was recorded then.
 func (r *recorder) finishResponse(i int, resp *cosmos.Response) {
-	r.finish(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "")
+	p := resp.Placement()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.finishLocked(i, resp.StatusCode, resp.SubStatus, resp.RequestCharge, resp.ActivityID, "") {
+		return
+	}
 	a := &r.d.Attempts[i]
 	a.ServerDuration = resp.ServerDuration
-	p := resp.Placement()
 	a.PartitionKeyRangeID, a.PhysicalPartitionID, a.RetryAfter = p.PartitionKeyRangeID, p.PhysicalPartitionID, p.RetryAfter
 	a.LSN, a.HasLSN = p.LSN, p.LSN >= 0
 	a.SessionToken = resp.SessionToken
