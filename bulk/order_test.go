@@ -196,6 +196,8 @@ type timeoutWrites struct {
 	// recorded counts the lines the tracker recorded; progressed is told of each.
 	recorded   atomic.Int64
 	progressed chan struct{}
+	// returned counts the other writes' answers handed back to the import.
+	returned atomic.Int64
 }
 
 // progress is the import's Progress callback.
@@ -217,11 +219,17 @@ func (w *timeoutWrites) Execute(ctx context.Context, op engine.Operation) (*engi
 	timedOut := false
 	if op.ID == w.slow {
 		w.slowOnce.Do(func() {
-			seen := w.recorded.Load() // before the gate opens: its write counts after
+			// The import counted at most `before` answers when this write was sent (it
+			// cannot have recorded an answer not yet handed back), and the gated write
+			// is not among them: once more lines than that are recorded, a write was
+			// answered while this one waited. (Waiting for the recorded count to move
+			// is not enough: an answer counted before this write was sent may be
+			// reported to Progress after it.)
+			before := w.returned.Load()
 			if w.slowSent != nil {
 				close(w.slowSent)
 			}
-			for w.recorded.Load() == seen {
+			for w.recorded.Load() <= before {
 				<-w.progressed
 			}
 			timedOut = true
@@ -230,6 +238,7 @@ func (w *timeoutWrites) Execute(ctx context.Context, op engine.Operation) (*engi
 	if timedOut {
 		return &engine.Result{Diagnostics: &engine.Diagnostics{}}, &engine.TimeoutError{Timeout: 15e9}
 	}
+	defer w.returned.Add(1)
 	return w.fakeContainer.Execute(ctx, op)
 }
 
