@@ -116,7 +116,7 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 	case "auth":
 		return fixed("key\tsign with the account key (default)", "aad\tAzure AD (Entra ID) tokens")
 	case "connection-mode":
-		return fixed("gateway\tthrough the account's gateway (default)", "direct\tto the replicas, through the address cache")
+		return fixed("gateway\tthrough the account's gateway (default)", "direct\tto the replicas over RNTBD, through the address cache", "gateway2\tpoint operations through the regional Gateway 2.0 proxies")
 	case "scenario":
 		if underEmulator {
 			return tomlFiles
@@ -401,7 +401,7 @@ func completeConfigSet(c *cobra.Command, args []string, toComplete string) ([]co
 		case "key_file", "aad_token_file":
 			return nil, cobra.ShellCompDirectiveDefault
 		case "connection_mode":
-			return []cobra.Completion{config.ConnectionGateway, config.ConnectionDirect}, noFiles
+			return []cobra.Completion{config.ConnectionGateway, config.ConnectionDirect, config.ConnectionGateway2}, noFiles
 		case "hedging.mode":
 			return []cobra.Completion{string(config.HedgingOff), string(config.HedgingThreshold), string(config.HedgingAdaptive)}, noFiles
 		case "write_retries.policy":

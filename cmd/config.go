@@ -165,7 +165,7 @@ func (s *settingsFlags) register(f *pflag.FlagSet) {
 		}
 		s.format.register(f, formats...)
 	}
-	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway, or direct to the replicas through the address cache ($COSMOSCTL_CONNECTION_MODE; default gateway)")
+	f.StringVar(&s.connectionMode, "connection-mode", "", "gateway; direct to the replicas through the address cache; or gateway2, point operations through the account's Gateway 2.0 proxies ($COSMOSCTL_CONNECTION_MODE; default gateway)")
 }
 
 // resolve returns the settings from the flags the user set, the environment and the

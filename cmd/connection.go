@@ -180,7 +180,7 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
 	policy := retryPolicy
 	client, err := engine.New(engine.Options{Endpoint: endpoint, Transport: tr, PreferredRegions: s.PreferredRegions,
-		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, NoReplicaHealth: f.noReplicaHealth,
+		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, ThinClient: s.ConnectionMode == config.ConnectionGateway2, NoReplicaHealth: f.noReplicaHealth,
 		AttemptTimeouts: &timeouts, Health: mem.health, LookupRegions: lookupRegions(f.region),
 		KnownAccount: mem.known, KnownAccountFresh: mem.knownFresh, KnownAccountAt: mem.knownAt, OnAccount: mem.accountFetched})
 	if err != nil {

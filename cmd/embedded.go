@@ -158,7 +158,7 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 	timeouts := engine.DefaultAttemptTimeouts().Capped(s.AttemptTimeout)
 	policy := retryPolicy
 	client, err = engine.New(engine.Options{Endpoint: srv.Endpoint(), Transport: tr, PreferredRegions: s.PreferredRegions,
-		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, AttemptTimeouts: &timeouts, Health: hs})
+		Retry: &policy, Direct: s.ConnectionMode == config.ConnectionDirect, ThinClient: s.ConnectionMode == config.ConnectionGateway2, AttemptTimeouts: &timeouts, Health: hs})
 	if err != nil {
 		return nil, nil, err
 	}

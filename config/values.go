@@ -48,18 +48,20 @@ type WriteRetries struct {
 	Policy WriteRetryPolicy
 }
 
-// Connection modes: through the account's gateway, or straight to the replicas.
+// Connection modes: through the account's gateway, straight to the replicas, or
+// through the regional Gateway 2.0 ("thin client") proxies the account advertises.
 const (
-	ConnectionGateway = "gateway"
-	ConnectionDirect  = "direct"
+	ConnectionGateway  = "gateway"
+	ConnectionDirect   = "direct"
+	ConnectionGateway2 = "gateway2"
 )
 
 func parseConnectionMode(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
-	case ConnectionGateway, ConnectionDirect:
+	case ConnectionGateway, ConnectionDirect, ConnectionGateway2:
 		return v, nil
 	}
-	return "", fmt.Errorf("must be gateway or direct, not %q", s)
+	return "", fmt.Errorf("must be gateway, direct or gateway2, not %q", s)
 }
 
 // Authentication: the account key (master-key signatures), or Azure AD (Microsoft

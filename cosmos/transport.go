@@ -35,6 +35,20 @@ type Request struct {
 	// BodyBuffers, when set, lends the buffer the response's body is read into (see
 	// BodyBuffers): the caller gives it back once done with the body.
 	BodyBuffers *BodyBuffers
+	// ThinClient, when set, sends the request to a Gateway 2.0 proxy: the endpoint is
+	// the proxy's, and the request travels as an RNTBD frame in an HTTP/2 POST.
+	ThinClient *ThinClient
+}
+
+// ThinClient is what a Gateway 2.0 proxy needs beyond the REST request to route a
+// point operation (.NET ThinClientTransportSerializer.SerializeProxyRequestAsync): the
+// account (the GlobalDatabaseAccountName token, the account document's id), the
+// container's resource id, and the item's effective partition key (hex, as
+// EffectivePartitionKey gives it; sent as its bytes).
+type ThinClient struct {
+	AccountName           string
+	CollectionRID         string
+	EffectivePartitionKey string
 }
 
 // BodyBuffers lends the buffers response bodies are read into, to a caller that reads

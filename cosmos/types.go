@@ -21,6 +21,12 @@ type Account struct {
 	SystemReplicationPolicy        ReplicationPolicy `json:"systemReplicationPolicy"`
 	ReadPolicy                     ReadPolicy        `json:"readPolicy"`
 	QueryEngineConfiguration       string            `json:"queryEngineConfiguration"`
+	// ThinClientWritableLocations and ThinClientReadableLocations are the regional
+	// Gateway 2.0 ("thin client") proxies, listed only in answer to an account read
+	// that carries x-ms-cosmos-use-thinclient (.NET GatewayAccountReader and
+	// GlobalEndpointManager.ParseThinClientLocationsFromAdditionalProperties).
+	ThinClientWritableLocations []Location `json:"thinClientWritableLocations,omitempty"`
+	ThinClientReadableLocations []Location `json:"thinClientReadableLocations,omitempty"`
 }
 
 // Location is one region of an account and its regional endpoint.

@@ -37,6 +37,10 @@ type Options struct {
 	// NoReplicaHealth turns the address cache's health ordering off: for comparison
 	// only, to show what health awareness buys.
 	NoReplicaHealth bool
+	// ThinClient sends point operations through the account's Gateway 2.0 proxies
+	// (the account read asks for them); everything else, and every region that
+	// advertises no proxy, goes through the gateway.
+	ThinClient bool
 	// AttemptTimeouts bound each attempt; nil means DefaultAttemptTimeouts().
 	AttemptTimeouts *AttemptTimeouts
 	// KnownAccount is the account topology an earlier process saved, or nil. When
@@ -125,11 +129,14 @@ func New(opts Options) (*Client, error) {
 	c.opts = opts
 	c.health = opts.Health
 	c.topology = &topology{endpoint: c.endpoint, preferred: append(append([]string(nil), opts.LookupRegions...), opts.PreferredRegions...),
-		onFetch: opts.OnAccount, known: opts.KnownAccount, knownAt: opts.KnownAccountAt,
+		onFetch: opts.OnAccount, known: opts.KnownAccount, knownAt: opts.KnownAccountAt, thinClient: opts.ThinClient,
 		send: func(ctx context.Context, i int, endpoint string, req *cosmos.Request) sent {
 			return c.send(ctx, ClassAccount, i, endpoint, req)
 		}}
-	if opts.KnownAccount != nil && opts.KnownAccountFresh {
+	// A saved topology read without asking for the Gateway 2.0 proxies does not list
+	// them: in gateway2 mode the account is read again.
+	unasked := opts.ThinClient && opts.KnownAccount != nil && len(opts.KnownAccount.ThinClientReadableLocations)+len(opts.KnownAccount.ThinClientWritableLocations) == 0
+	if opts.KnownAccount != nil && opts.KnownAccountFresh && !unasked {
 		c.topology.account, c.topology.accountSaved = opts.KnownAccount, true
 	}
 	if opts.Direct {

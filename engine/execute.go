@@ -235,6 +235,16 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		case direct:
 			target = strings.TrimRight(replica.URL, "/")
 		}
+		proxy, tc, viaProxy, perr := c.thinClientTarget(ctx, op, acct, region)
+		switch {
+		case perr != nil:
+			rec.note(perr.Error() + "; the attempt goes through the gateway")
+		case viaProxy:
+			target = proxy
+			r := *req
+			r.ThinClient = tc
+			req = &r
+		}
 		i := rec.begin(region.Name, target, reason)
 		if direct {
 			rec.setReplica(i, replica.URL, replica.Health.String())

@@ -29,6 +29,8 @@ type topology struct {
 	preferred []string
 	// onFetch is told of every account read from the service (to save it).
 	onFetch func(*cosmos.Account)
+	// thinClient asks the account read for the Gateway 2.0 proxies.
+	thinClient bool
 
 	mu      sync.Mutex
 	account *cosmos.Account
@@ -131,7 +133,13 @@ func (t *topology) fetchLocked(ctx context.Context) (*cosmos.Account, error) {
 // ask sends GET / to one endpoint and reads the account from its answer; problem says
 // in a few words what went wrong, for an AccountLookupError.
 func (t *topology) ask(ctx context.Context, ep string) (acct *cosmos.Account, problem string, err error) {
-	at := t.send(ctx, 0, ep, &cosmos.Request{Method: http.MethodGet, Path: "/"})
+	req := &cosmos.Request{Method: http.MethodGet, Path: "/"}
+	if t.thinClient {
+		// The account lists its Gateway 2.0 proxies only when asked (.NET
+		// GatewayAccountReader.ExecuteAccountReadAsync sends bool.ToString(), "True").
+		req.Header = http.Header{http.CanonicalHeaderKey(cosmos.HeaderUseThinClient): {"True"}}
+	}
+	at := t.send(ctx, 0, ep, req)
 	if at.err != nil {
 		return nil, lookupProblem(at), at.err
 	}
