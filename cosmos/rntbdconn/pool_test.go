@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos/rntbd"
+	"github.com/cosmosctl/cosmosctl/cosmos/rntbdconn/rntbdtest"
 	"github.com/google/uuid"
 )
 
@@ -29,24 +30,24 @@ func docOf(req rntbd.Request) string {
 }
 
 // echo answers every request with its document name as the body.
-func echo(req rntbd.Request) action { return action{resp: ok(docOf(req))} }
+func echo(req rntbd.Request) rntbdtest.Action { return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req))} }
 
 func TestRoundTripNegotiatesOverTLS(t *testing.T) {
-	s := newFakeServer(t, echo)
-	p := NewPool(s.options())
+	s := newServer(t, echo)
+	p := NewPool(options(s))
 	defer p.Close()
 
-	resp, err := p.Do(context.Background(), s.addr(), read("a"), 0)
+	resp, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Status != 200 || string(resp.Payload) != "a" {
 		t.Fatalf("answer %d %q, want 200 \"a\"", resp.Status, resp.Payload)
 	}
-	if got := <-s.serverName; got != testHost {
-		t.Errorf("TLS server name %q, want the address host %q", got, testHost)
+	if got := <-s.ServerNames; got != rntbdtest.Host {
+		t.Errorf("TLS server name %q, want the address host %q", got, rntbdtest.Host)
 	}
-	cr := <-s.contexts
+	cr := <-s.Contexts
 	for id, want := range map[uint16]string{rntbd.CtxReqClientVersion: "2020-11-05", rntbd.CtxReqUserAgent: "cosmosctl-test"} {
 		tok, _ := rntbd.Find(cr.Tokens, id)
 		if got, _ := tok.Str(); got != want {
@@ -54,21 +55,21 @@ func TestRoundTripNegotiatesOverTLS(t *testing.T) {
 		}
 	}
 	// A second request reuses the connection.
-	if _, err := p.Do(context.Background(), s.addr(), read("b"), 0); err != nil {
+	if _, err := p.Do(context.Background(), s.HostAddr(), read("b"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.accepted.Load(); n != 1 {
+	if n := s.Accepted(); n != 1 {
 		t.Errorf("%d connections accepted, want 1", n)
 	}
 }
 
 func TestFailedNegotiationQuotesTheServersError(t *testing.T) {
-	s := newFakeServer(t, echo)
-	s.ctx = rntbd.ContextResponse{Status: 400, ErrorBody: []byte(`{"code":"BadRequest","message":"Unsupported protocol version"}`)}
-	p := NewPool(s.options())
+	s := newServer(t, echo)
+	s.Context = rntbd.ContextResponse{Status: 400, ErrorBody: []byte(`{"code":"BadRequest","message":"Unsupported protocol version"}`)}
+	p := NewPool(options(s))
 	defer p.Close()
 
-	_, err := p.Do(context.Background(), s.addr(), read("a"), 0)
+	_, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0)
 	var ne *NegotiationError
 	if !errors.As(err, &ne) || ne.Status != 400 {
 		t.Fatalf("error %v, want a NegotiationError with status 400", err)
@@ -83,12 +84,12 @@ func TestFailedNegotiationQuotesTheServersError(t *testing.T) {
 }
 
 func TestUntrustedCertificateFails(t *testing.T) {
-	s := newFakeServer(t, echo)
-	opts := s.options()
+	s := newServer(t, echo)
+	opts := options(s)
 	opts.TLSConfig = nil // system roots do not trust the test certificate
 	p := NewPool(opts)
 	defer p.Close()
-	_, err := p.Do(context.Background(), s.addr(), read("a"), 0)
+	_, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0)
 	if err == nil || !strings.Contains(err.Error(), "TLS handshake") {
 		t.Fatalf("error %v, want a TLS handshake failure", err)
 	}
@@ -96,26 +97,26 @@ func TestUntrustedCertificateFails(t *testing.T) {
 
 func TestAnswersOutOfOrderReachTheirRequests(t *testing.T) {
 	release := make(chan struct{})
-	s := newFakeServer(t, func(req rntbd.Request) action {
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action {
 		if docOf(req) == "slow" {
-			return action{resp: ok("slow"), wait: release}
+			return rntbdtest.Action{Resp: rntbdtest.OK("slow"), Wait: release}
 		}
-		return action{resp: ok(docOf(req))}
+		return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req))}
 	})
-	p := NewPool(s.options())
+	p := NewPool(options(s))
 	defer p.Close()
 
 	slow := make(chan rntbd.Response, 1)
 	go func() {
-		r, err := p.Do(context.Background(), s.addr(), read("slow"), 0)
+		r, err := p.Do(context.Background(), s.HostAddr(), read("slow"), 0)
 		if err != nil {
 			t.Error(err)
 		}
 		slow <- r
 	}()
 	// "fast" is sent after "slow" on the same connection and answered first.
-	waitFor(t, func() bool { return p.inflight(s.addr()) == 1 })
-	r, err := p.Do(context.Background(), s.addr(), read("fast"), 0)
+	waitFor(t, func() bool { return p.inflight(s.HostAddr()) == 1 })
+	r, err := p.Do(context.Background(), s.HostAddr(), read("fast"), 0)
 	if err != nil || string(r.Payload) != "fast" {
 		t.Fatalf("fast: %q %v", r.Payload, err)
 	}
@@ -123,7 +124,7 @@ func TestAnswersOutOfOrderReachTheirRequests(t *testing.T) {
 	if r := <-slow; string(r.Payload) != "slow" {
 		t.Errorf("slow got %q", r.Payload)
 	}
-	if n := s.accepted.Load(); n != 1 {
+	if n := s.Accepted(); n != 1 {
 		t.Errorf("%d connections, want both requests multiplexed on 1", n)
 	}
 }
@@ -131,20 +132,20 @@ func TestAnswersOutOfOrderReachTheirRequests(t *testing.T) {
 func TestCancelledRequestsLateAnswerIsDroppedAndTheConnectionStays(t *testing.T) {
 	release := make(chan struct{})
 	arrived := make(chan struct{}, 1)
-	s := newFakeServer(t, func(req rntbd.Request) action {
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action {
 		if docOf(req) == "late" {
 			arrived <- struct{}{}
-			return action{resp: ok("late"), wait: release}
+			return rntbdtest.Action{Resp: rntbdtest.OK("late"), Wait: release}
 		}
-		return action{resp: ok(docOf(req))}
+		return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req))}
 	})
-	p := NewPool(s.options())
+	p := NewPool(options(s))
 	defer p.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.Do(ctx, s.addr(), read("late"), 0)
+		_, err := p.Do(ctx, s.HostAddr(), read("late"), 0)
 		done <- err
 	}()
 	<-arrived
@@ -155,25 +156,25 @@ func TestCancelledRequestsLateAnswerIsDroppedAndTheConnectionStays(t *testing.T)
 		t.Fatalf("error %v, want a sent *Error wrapping context.Canceled", err)
 	}
 	close(release) // the late answer arrives and is dropped
-	r, err := p.Do(context.Background(), s.addr(), read("next"), 0)
+	r, err := p.Do(context.Background(), s.HostAddr(), read("next"), 0)
 	if err != nil || string(r.Payload) != "next" {
 		t.Fatalf("next: %q %v, want its own answer", r.Payload, err)
 	}
-	if n := s.accepted.Load(); n != 1 {
+	if n := s.Accepted(); n != 1 {
 		t.Errorf("%d connections, want the first one kept", n)
 	}
 }
 
 func TestConnectionLostAfterTheRequestWasWrittenSaysSent(t *testing.T) {
-	s := newFakeServer(t, func(req rntbd.Request) action { return action{close: true} })
-	p := NewPool(s.options())
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action { return rntbdtest.Action{Close: true} })
+	p := NewPool(options(s))
 	defer p.Close()
-	_, err := p.Do(context.Background(), s.addr(), read("a"), 0)
+	_, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0)
 	var e *Error
 	if !errors.As(err, &e) || !e.Sent {
 		t.Fatalf("error %v, want a sent *Error", err)
 	}
-	if n := p.Conns(s.addr()); n != 0 {
+	if n := p.Conns(s.HostAddr()); n != 0 {
 		t.Errorf("%d connections kept after the connection failed", n)
 	}
 }
@@ -214,57 +215,57 @@ func TestConnectTimeoutBoundsTheDial(t *testing.T) {
 
 func TestDisableRntbdChannelRetiresTheConnection(t *testing.T) {
 	var n atomic.Int32
-	s := newFakeServer(t, func(req rntbd.Request) action {
-		r := ok(docOf(req))
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action {
+		r := rntbdtest.OK(docOf(req))
 		if n.Add(1) == 1 {
 			r.Tokens = append(r.Tokens, rntbd.BoolToken(rntbd.RespDisableRntbdChannel, true))
 		}
-		return action{resp: r}
+		return rntbdtest.Action{Resp: r}
 	})
-	p := NewPool(s.options())
+	p := NewPool(options(s))
 	defer p.Close()
-	if _, err := p.Do(context.Background(), s.addr(), read("a"), 0); err != nil {
+	if _, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0); err != nil {
 		t.Fatal(err)
 	}
-	<-s.closedConn // the retired connection is closed once its request is answered
-	if _, err := p.Do(context.Background(), s.addr(), read("b"), 0); err != nil {
+	<-s.ClientClosed // the retired connection is closed once its request is answered
+	if _, err := p.Do(context.Background(), s.HostAddr(), read("b"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.accepted.Load(); got != 2 {
+	if got := s.Accepted(); got != 2 {
 		t.Errorf("%d connections, want a new one after DisableRntbdChannel", got)
 	}
 }
 
 func TestIdleConnectionClosesAfterTheNegotiatedTimeout(t *testing.T) {
-	s := newFakeServer(t, echo)
-	s.ctx.Tokens = []rntbd.Token{
+	s := newServer(t, echo)
+	s.Context.Tokens = []rntbd.Token{
 		rntbd.StringToken(rntbd.CtxRespServerAgent, rntbd.TypeSmallString, "fake"),
 		rntbd.StringToken(rntbd.CtxRespServerVersion, rntbd.TypeSmallString, "1.0"),
 		rntbd.ULongToken(rntbd.CtxRespIdleTimeoutInSeconds, 1),
 	}
-	p := NewPool(s.options())
+	p := NewPool(options(s))
 	defer p.Close()
-	if _, err := p.Do(context.Background(), s.addr(), read("a"), 0); err != nil {
+	if _, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-s.closedConn:
+	case <-s.ClientClosed:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the idle connection was not closed")
 	}
-	waitFor(t, func() bool { return p.Conns(s.addr()) == 0 })
+	waitFor(t, func() bool { return p.Conns(s.HostAddr()) == 0 })
 }
 
 func TestCloseIdleClosesOnlyIdleConnections(t *testing.T) {
-	s := newFakeServer(t, echo)
-	p := NewPool(s.options())
+	s := newServer(t, echo)
+	p := NewPool(options(s))
 	defer p.Close()
-	if _, err := p.Do(context.Background(), s.addr(), read("a"), 0); err != nil {
+	if _, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0); err != nil {
 		t.Fatal(err)
 	}
 	p.CloseIdle()
-	<-s.closedConn
-	if n := p.Conns(s.addr()); n != 0 {
+	<-s.ClientClosed
+	if n := p.Conns(s.HostAddr()); n != 0 {
 		t.Errorf("%d connections after CloseIdle", n)
 	}
 }
@@ -276,13 +277,13 @@ func TestConnectionsPerEndpointStayBounded(t *testing.T) {
 	const concurrent = 64
 	all := make(chan struct{})
 	var arrived atomic.Int32
-	s := newFakeServer(t, func(req rntbd.Request) action {
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action {
 		if arrived.Add(1) == concurrent {
 			close(all)
 		}
-		return action{resp: ok(docOf(req)), wait: all}
+		return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req)), Wait: all}
 	})
-	p := NewPool(s.options())
+	p := NewPool(options(s))
 	defer p.Close()
 	var wg sync.WaitGroup
 	for i := range concurrent {
@@ -290,17 +291,17 @@ func TestConnectionsPerEndpointStayBounded(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			doc := string(rune('A' + i%26))
-			r, err := p.Do(context.Background(), s.addr(), read(doc), 0)
+			r, err := p.Do(context.Background(), s.HostAddr(), read(doc), 0)
 			if err != nil || string(r.Payload) != doc {
 				t.Errorf("request %d: %q %v", i, r.Payload, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if got := s.accepted.Load(); got > DefaultMaxConnsPerEndpoint || got < 1 {
+	if got := s.Accepted(); got > DefaultMaxConnsPerEndpoint || got < 1 {
 		t.Errorf("%d connections for %d concurrent requests, want 1..%d", got, concurrent, DefaultMaxConnsPerEndpoint)
 	}
-	if got := p.Conns(s.addr()); got > DefaultMaxConnsPerEndpoint {
+	if got := p.Conns(s.HostAddr()); got > DefaultMaxConnsPerEndpoint {
 		t.Errorf("pool holds %d connections, want at most %d", got, DefaultMaxConnsPerEndpoint)
 	}
 }
@@ -334,4 +335,14 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// newServer starts a fake server for the test.
+func newServer(t *testing.T, handle func(rntbd.Request) rntbdtest.Action) *rntbdtest.Server {
+	return rntbdtest.NewServer(t, handle)
+}
+
+// options are pool options that reach s under rntbdtest.Host.
+func options(s *rntbdtest.Server) Options {
+	return Options{TLSConfig: s.ClientTLS(), ClientVersion: "2020-11-05", UserAgent: "cosmosctl-test", Dial: s.Dial}
 }
