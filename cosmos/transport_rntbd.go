@@ -93,4 +93,3 @@ func (t *Transport) doRNTBD(ctx context.Context, endpoint string, req *Request) 
 	}
 	return answer(status, header, body, first(h, keyActivityID))
 }
-

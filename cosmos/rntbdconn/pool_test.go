@@ -30,7 +30,9 @@ func docOf(req rntbd.Request) string {
 }
 
 // echo answers every request with its document name as the body.
-func echo(req rntbd.Request) rntbdtest.Action { return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req))} }
+func echo(req rntbd.Request) rntbdtest.Action {
+	return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req))}
+}
 
 func TestRoundTripNegotiatesOverTLS(t *testing.T) {
 	s := newServer(t, echo)
