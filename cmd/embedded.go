@@ -162,5 +162,5 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 	if err != nil {
 		return nil, nil, err
 	}
-	return client, func() { client.Close(); tr.HTTP.CloseIdleConnections() }, nil
+	return client, func() { client.Close(); tr.CloseIdleConnections() }, nil
 }

@@ -183,7 +183,7 @@ func (r servingRecord) status(ctx context.Context, dir string) servingStatus {
 	if err != nil {
 		return notServed
 	}
-	defer cl.Transport.HTTP.CloseIdleConnections()
+	defer cl.Transport.CloseIdleConnections()
 	st, err := cl.State(ctx)
 	if err != nil || st.PID != r.PID || !sameDir(st.DataDir, dir) {
 		return notServed

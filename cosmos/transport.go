@@ -3,6 +3,7 @@ package cosmos
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/cosmos/rntbdconn"
 	"github.com/google/uuid"
 )
 
@@ -238,6 +240,13 @@ type Transport struct {
 	Now func() time.Time
 	// MaxResponseBytes bounds how much of a body is read (default 64 MiB).
 	MaxResponseBytes int64
+	// TLSConfig is used for RNTBD connections (rntbd:// endpoints): its RootCAs, and
+	// client certificates if any; nil means the system roots. The server name is always
+	// the replica's host.
+	TLSConfig *tls.Config
+
+	// rntbd holds the RNTBD connections, made on first use (rntbdPool).
+	rntbd *rntbdconn.Pool
 }
 
 // NewHTTPClient returns an HTTP client tuned for many parallel requests to a handful of
@@ -277,21 +286,19 @@ func WithConnectTimeout(ctx context.Context, d time.Duration) context.Context {
 // Do signs req and sends it to endpoint (scheme://host:port). A response with status 400
 // or more is returned together with an *Error built from it; a request that got no
 // response returns a *NetworkError (or the context's error when ctx ended first).
+//
+// An rntbd:// endpoint is a replica address (rntbd://host:port/apps/…/replicas/…p, as
+// the addresses feed lists it, with or without its trailing '/'): the request, with the
+// same headers and signature as over HTTP, goes as an RNTBD frame over the transport's
+// TLS connections to that host:port, and its answer comes back in the same shapes.
 func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Response, error) {
+	if strings.HasPrefix(endpoint, "rntbd://") {
+		return t.doRNTBD(ctx, endpoint, req)
+	}
 	target := strings.TrimRight(endpoint, "/") + req.Path
 	if len(req.Query) > 0 {
 		target += "?" + req.Query.Encode()
 	}
-	resType, resLink := req.ResourceType, req.ResourceLink
-	if resType == "" && resLink == "" {
-		resType, resLink = ResourceFromPath(req.Path)
-	}
-	now := time.Now
-	if t.Now != nil {
-		now = t.Now
-	}
-	date := FormatDate(now())
-
 	var sent atomic.Bool
 	// Sent once the whole request was written; a write that failed part way (the
 	// connection reset under it) never reached a server that could act on it.
@@ -312,10 +319,58 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		}
 		return nil, err
 	}
+	h, err := t.headers(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header = h
+
+	client := t.HTTP
+	if client == nil {
+		client = http.DefaultClient
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: ctxErr}
+		}
+		return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: unwrapURLError(err)}
+	}
+	defer hresp.Body.Close()
+	limit := t.MaxResponseBytes
+	if limit <= 0 {
+		limit = 64 << 20
+	}
+	data, err := readBody(hresp.Body, hresp.ContentLength, limit, req.BodyBuffers)
+	if err != nil {
+		// The status line arrived but the body did not: the request was certainly sent.
+		return nil, &NetworkError{Endpoint: endpoint, Sent: true, Err: err}
+	}
+	resp, err := answer(hresp.StatusCode, hresp.Header, data, first(hreq.Header, keyActivityID))
+	if err != nil && resp.StatusCode == http.StatusBadRequest && hreq.URL.Scheme == "http" && bytes.Contains(resp.Body, []byte("HTTP request to an HTTPS server")) {
+		// Go's TLS servers (cosmosctl emulator --tls among them) answer plain http
+		// with this 400 and no Cosmos error body: say what to change.
+		err.(*Error).Message = fmt.Sprintf("%s serves https, not http: use https://%s", endpoint, hreq.URL.Host)
+	}
+	return resp, err
+}
+
+// headers is the signed header set of req: the caller's headers and those every request
+// carries (date, version, capabilities, activity id, user agent, content type,
+// authorization), the same for HTTP and RNTBD.
+func (t *Transport) headers(ctx context.Context, req *Request) (http.Header, error) {
+	resType, resLink := req.ResourceType, req.ResourceLink
+	if resType == "" && resLink == "" {
+		resType, resLink = ResourceFromPath(req.Path)
+	}
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	date := FormatDate(now())
 	// Room for the caller's headers and the nine or so set here at once, rather than
 	// a map grown twice on the way.
 	h := make(http.Header, len(req.Header)+10)
-	hreq.Header = h
 	for k, vs := range req.Header {
 		h[k] = vs
 	}
@@ -345,6 +400,7 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 	}
 	if t.Credential != nil {
 		var auth string
+		var err error
 		if cc, ok := t.Credential.(ContextCredential); ok {
 			// It may wait (for an Azure AD token): within this request's context.
 			auth, err = cc.AuthorizeContext(ctx, req.Method, resType, resLink, date)
@@ -356,56 +412,36 @@ func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Res
 		}
 		h[keyAuthorization] = []string{auth}
 	}
+	return h, nil
+}
 
-	client := t.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	hresp, err := client.Do(hreq)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: ctxErr}
-		}
-		return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: unwrapURLError(err)}
-	}
-	defer hresp.Body.Close()
-	limit := t.MaxResponseBytes
-	if limit <= 0 {
-		limit = 64 << 20
-	}
-	data, err := readBody(hresp.Body, hresp.ContentLength, limit, req.BodyBuffers)
-	if err != nil {
-		// The status line arrived but the body did not: the request was certainly sent.
-		return nil, &NetworkError{Endpoint: endpoint, Sent: true, Err: err}
-	}
+// answer builds the Response (and, from status 400, the *Error) of an answer's status,
+// headers and body, whichever transport carried it. sentActivity is the request's
+// activity id, for an answer that does not echo one.
+func answer(status int, header http.Header, data []byte, sentActivity string) (*Response, error) {
 	resp := &Response{
-		StatusCode:    hresp.StatusCode,
-		Header:        hresp.Header,
+		StatusCode:    status,
+		Header:        header,
 		Body:          data,
-		RequestCharge: parseFloat(first(hresp.Header, keyRequestCharge)),
-		ActivityID:    first(hresp.Header, keyActivityID),
-		SessionToken:  first(hresp.Header, keySessionToken),
-		ETag:          first(hresp.Header, keyETag),
-		Region:        first(hresp.Header, keyServedRegion),
+		RequestCharge: parseFloat(first(header, keyRequestCharge)),
+		ActivityID:    first(header, keyActivityID),
+		SessionToken:  first(header, keySessionToken),
+		ETag:          first(header, keyETag),
+		Region:        first(header, keyServedRegion),
 	}
-	if v := first(hresp.Header, keyRequestDuration); v != "" { // (a parse error allocates)
+	if v := first(header, keyRequestDuration); v != "" { // (a parse error allocates)
 		resp.ServerDuration = ParseRequestDuration(v)
 	}
-	if v := first(hresp.Header, keySubStatus); v != "" {
+	if v := first(header, keySubStatus); v != "" {
 		resp.SubStatus, _ = strconv.Atoi(v)
 	}
 	if resp.ActivityID == "" {
-		resp.ActivityID = first(hreq.Header, keyActivityID)
+		resp.ActivityID = sentActivity
 	}
 	if resp.StatusCode >= 400 {
 		e := ErrorFromResponse(resp.StatusCode, resp.Header, resp.Body)
 		if e.ActivityID == "" {
 			e.ActivityID = resp.ActivityID
-		}
-		if resp.StatusCode == http.StatusBadRequest && hreq.URL.Scheme == "http" && bytes.Contains(resp.Body, []byte("HTTP request to an HTTPS server")) {
-			// Go's TLS servers (cosmosctl emulator --tls among them) answer plain http
-			// with this 400 and no Cosmos error body: say what to change.
-			e.Message = fmt.Sprintf("%s serves https, not http: use https://%s", endpoint, hreq.URL.Host)
 		}
 		return resp, e
 	}

@@ -62,9 +62,22 @@ const (
 	ReqDatabaseName          uint16 = 0x0015
 	ReqCollectionName        uint16 = 0x0016
 	ReqDocumentName          uint16 = 0x0017
+	ReqClientVersion         uint16 = 0x0028
 	ReqPartitionKey          uint16 = 0x002B
+	ReqPartitionKeyRangeID   uint16 = 0x002C
+	ReqCollectionRid         uint16 = 0x0035
 	ReqTransportRequestID    uint16 = 0x004D
 	ReqEffectivePartitionKey uint16 = 0x005A
+	ReqAllowTentativeWrites  uint16 = 0x0066
+	ReqReturnPreference      uint16 = 0x0082
+
+	// Ids Java's stored RntbdConstants (commit c3d24ee4877099c35edfe33386e4342ca286878f)
+	// does not list; ids and types from .NET RntbdConstants.cs RequestIdentifiers on
+	// azure-cosmos-dotnet-v3 msdata/direct, commit 1bc2c522055dbf350e17ca592fa89ec090e5a654.
+	ReqSDKSupportedCapabilities  uint16 = 0x00A2
+	ReqGlobalDatabaseAccountName uint16 = 0x00CE
+	ReqStartEpkHash              uint16 = 0x00D2
+	ReqEndEpkHash                uint16 = 0x00D3
 )
 
 // RequestTokens is the request vocabulary this package checks. PayloadPresent is the one
@@ -82,9 +95,19 @@ var RequestTokens = Table{
 	ReqDatabaseName:          {"DatabaseName", TypeString, false},
 	ReqCollectionName:        {"CollectionName", TypeString, false},
 	ReqDocumentName:          {"DocumentName", TypeString, false},
+	ReqClientVersion:         {"ClientVersion", TypeSmallString, false},
 	ReqPartitionKey:          {"PartitionKey", TypeString, false},
+	ReqPartitionKeyRangeID:   {"PartitionKeyRangeId", TypeString, false},
+	ReqCollectionRid:         {"CollectionRid", TypeString, false},
 	ReqTransportRequestID:    {"TransportRequestID", TypeULong, false},
 	ReqEffectivePartitionKey: {"EffectivePartitionKey", TypeBytes, false},
+	ReqAllowTentativeWrites:  {"AllowTentativeWrites", TypeByte, false},
+	ReqReturnPreference:      {"ReturnPreference", TypeByte, false},
+
+	ReqSDKSupportedCapabilities:  {"SDKSupportedCapabilities", TypeULong, false},
+	ReqGlobalDatabaseAccountName: {"GlobalDatabaseAccountName", TypeString, false},
+	ReqStartEpkHash:              {"StartEpkHash", TypeBytes, false},
+	ReqEndEpkHash:                {"EndEpkHash", TypeBytes, false},
 }
 
 // Response token ids, from Java RntbdConstants.RntbdResponseHeader.
@@ -116,9 +139,16 @@ const (
 	RespDisableRntbdChannel                uint16 = 0x0038
 	RespLocalLSN                           uint16 = 0x003A
 	RespQuorumAckedLocalLSN                uint16 = 0x003B
+	RespItemLocalLSN                       uint16 = 0x003C
 	RespSessionToken                       uint16 = 0x003E
 	RespIndexUtilization                   uint16 = 0x0044
 	RespBackendRequestDurationMilliseconds uint16 = 0x0051
+
+	// RespPhysicalPartitionID is not in Java's list; .NET RntbdConstants.cs
+	// ResponseIdentifiers names it (msdata/direct, commit
+	// 1bc2c522055dbf350e17ca592fa89ec090e5a654), and the .NET 201 vector carries it as a
+	// String ("0").
+	RespPhysicalPartitionID uint16 = 0x0063
 )
 
 // ResponseTokens is the response vocabulary this package checks; PayloadPresent is
@@ -151,9 +181,11 @@ var ResponseTokens = Table{
 	RespDisableRntbdChannel:                {"DisableRntbdChannel", TypeByte, false},
 	RespLocalLSN:                           {"LocalLSN", TypeLongLong, false},
 	RespQuorumAckedLocalLSN:                {"QuorumAckedLocalLSN", TypeLongLong, false},
+	RespItemLocalLSN:                       {"ItemLocalLSN", TypeLongLong, false},
 	RespSessionToken:                       {"SessionToken", TypeString, false},
 	RespIndexUtilization:                   {"IndexUtilization", TypeString, false},
 	RespBackendRequestDurationMilliseconds: {"BackendRequestDurationMilliseconds", TypeDouble, false},
+	RespPhysicalPartitionID:                {"PhysicalPartitionId", TypeString, false},
 }
 
 // Context (connection negotiation) token ids: Java RntbdContextRequestHeader /
