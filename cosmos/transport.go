@@ -247,6 +247,9 @@ type Transport struct {
 
 	// rntbd holds the RNTBD connections, made on first use (rntbdPool).
 	rntbd *rntbdconn.Pool
+	// thin is the HTTP/2 client of Gateway 2.0 requests, made on first use
+	// (thinClientHTTP).
+	thin *http.Client
 }
 
 // NewHTTPClient returns an HTTP client tuned for many parallel requests to a handful of
@@ -294,6 +297,9 @@ func WithConnectTimeout(ctx context.Context, d time.Duration) context.Context {
 func (t *Transport) Do(ctx context.Context, endpoint string, req *Request) (*Response, error) {
 	if strings.HasPrefix(endpoint, "rntbd://") {
 		return t.doRNTBD(ctx, endpoint, req)
+	}
+	if req.ThinClient != nil {
+		return t.doThinClient(ctx, endpoint, req)
 	}
 	target := strings.TrimRight(endpoint, "/") + req.Path
 	if len(req.Query) > 0 {

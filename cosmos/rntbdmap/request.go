@@ -47,6 +47,11 @@ type RequestInfo struct {
 	TransportRequestID uint32 // Replica only
 
 	GlobalDatabaseAccountName string // Proxy only
+	// CollectionRID is the container's resource id, which .NET sends the proxy as the
+	// CollectionRid token (ThinClientTransportSerializer.SerializeProxyRequestAsync adds
+	// the x-ms-documentdb-collection-rid backend header; TransportSerialization fills
+	// the String token from it). Proxy only; optional.
+	CollectionRID string
 	// EffectivePartitionKey is the item's EPK in binary: the bytes of its hex string, as
 	// .NET ThinClientTransportSerializer sends it (HexStringUtility.HexStringToBytes).
 	EffectivePartitionKey []byte // Proxy only
@@ -327,6 +332,9 @@ func Request(info RequestInfo, target Target) (rntbd.Request, error) {
 			return rntbd.Request{}, errors.New("rntbdmap: a Gateway 2.0 point operation needs the item's effective partition key")
 		}
 		b.set(rntbd.StringToken(rntbd.ReqGlobalDatabaseAccountName, rntbd.TypeString, info.GlobalDatabaseAccountName))
+		if info.CollectionRID != "" {
+			b.set(rntbd.StringToken(rntbd.ReqCollectionRid, rntbd.TypeString, info.CollectionRID))
+		}
 		b.set(rntbd.BytesToken(rntbd.ReqEffectivePartitionKey, rntbd.TypeBytes, info.EffectivePartitionKey))
 	default:
 		return rntbd.Request{}, fmt.Errorf("rntbdmap: unknown target %d", int(target))
