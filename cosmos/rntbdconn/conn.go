@@ -70,6 +70,10 @@ type conn struct {
 	wbuf  []byte        // guarded by wlock
 	done  chan struct{} // closed when the connection fails or is closed
 
+	dlmu    sync.Mutex // guards the write deadline a cancelled request sets
+	writing bool       // a frame is being written (wlock is held)
+	cut     bool       // the deadline was set to cut that write
+
 	mu       sync.Mutex
 	calls    map[uint32]*call
 	nextID   uint32
@@ -340,13 +344,30 @@ func (c *conn) write(ctx context.Context, req *rntbd.Request) error {
 	if err := ctx.Err(); err != nil {
 		return &Error{Err: err}
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetWriteDeadline(time.Unix(1, 0)) })
+	// A cancelled request stops its own write by a deadline in the past. The callback
+	// and the reset after the write hold dlmu, and the callback acts only while this
+	// write is the one going on, so a callback that runs late cannot cut the next
+	// writer's frame.
+	c.dlmu.Lock()
+	c.writing = true
+	c.dlmu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		c.dlmu.Lock()
+		defer c.dlmu.Unlock()
+		if c.writing {
+			c.cut = true
+			_ = c.nc.SetWriteDeadline(time.Unix(1, 0))
+		}
+	})
 	n, werr := c.nc.Write(wire)
-	if !stop() {
-		// The deadline was set (or is being set): clear it for the next writer once the
-		// callback is done, unless the write already failed and the connection goes.
+	stop()
+	c.dlmu.Lock()
+	c.writing = false
+	if c.cut {
+		c.cut = false
 		_ = c.nc.SetWriteDeadline(time.Time{})
 	}
+	c.dlmu.Unlock()
 	if werr != nil {
 		if n > 0 {
 			c.fail(fmt.Errorf("rntbd: writing to %s: %w", c.ep.addr, werr))
