@@ -3,8 +3,11 @@ package cosmos
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +175,99 @@ func TestRNTBDRefusesWhatAFrameCannotCarry(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// pointReadDoc is the item the benchmark's servers return: a typical small document.
+var pointReadDoc = `{"id":"order-1","pk":"alice","status":"shipped","items":[{"sku":"A-1","qty":2},{"sku":"B-7","qty":1}],"total":42.5,"_rid":"NH1uAJ6ANm0JAAAAAAAAAA==","_self":"dbs/NH1uAA==/colls/NH1uAJ6ANm0=/docs/NH1uAJ6ANm0JAAAAAAAAAA==/","_etag":"\"0000ad3e-0000-0200-0000-67ae64c00000\"","_attachments":"attachments/","_ts":1739482304}`
+
+// BenchmarkDirectPointRead is a signed point read's client cost through Transport.Do,
+// over loopback to in-process servers that answer at once with the same item and the
+// headers a service answer carries: RNTBD over TLS to a replica (direct mode) beside
+// HTTPS and plain HTTP to a gateway (gateway mode). The servers do almost nothing, so
+// the difference is the client: encoding, framing, TLS, net/http, header parsing.
+// "sequential" is one request at a time (latency); "parallel-64" is 64 goroutines
+// sharing the transport (throughput), and reports the connections the transport held.
+func BenchmarkDirectPointRead(b *testing.B) {
+	cred, err := NewMasterKey("dGVzdC1hY2NvdW50LWtleQ==")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := rntbdtest.NewServer(b, func(req rntbd.Request) rntbdtest.Action {
+		r := rntbdtest.OK(pointReadDoc)
+		r.Tokens = append(r.Tokens,
+			rntbd.DoubleToken(rntbd.RespRequestCharge, 1),
+			rntbd.LongLongToken(rntbd.RespLSN, 10),
+			rntbd.StringToken(rntbd.RespPartitionKeyRangeID, rntbd.TypeString, "0"),
+			rntbd.StringToken(rntbd.RespSessionToken, rntbd.TypeString, "-1#10"),
+			rntbd.StringToken(rntbd.RespETag, rntbd.TypeString, `"0000ad3e-0000-0200-0000-67ae64c00000"`),
+			rntbd.DoubleToken(rntbd.RespBackendRequestDurationMilliseconds, 0.3),
+		)
+		return rntbdtest.Action{Resp: r}
+	})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set(HeaderRequestCharge, "1")
+		h.Set(HeaderLSN, "10")
+		h.Set(HeaderPartitionKeyRangeID, "0")
+		h.Set(HeaderSessionToken, "0:-1#10")
+		h.Set(HeaderETag, `"0000ad3e-0000-0200-0000-67ae64c00000"`)
+		h.Set(HeaderRequestDuration, "0.3")
+		h.Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, pointReadDoc)
+	})
+	httpsSrv := httptest.NewTLSServer(handler)
+	defer httpsSrv.Close()
+	httpSrv := httptest.NewServer(handler)
+	defer httpSrv.Close()
+
+	httpsClient := NewHTTPClient()
+	httpsClient.Transport.(*http.Transport).TLSClientConfig = httpsSrv.Client().Transport.(*http.Transport).TLSClientConfig
+	cases := []struct {
+		name     string
+		endpoint string
+		tr       *Transport
+	}{
+		{"rntbd", "rntbd://" + srv.Addr() + replicaPath, &Transport{Credential: cred, TLSConfig: srv.ClientTLS()}},
+		{"gateway-https", httpsSrv.URL, &Transport{HTTP: httpsClient, Credential: cred}},
+		{"gateway-http", httpSrv.URL, &Transport{HTTP: NewHTTPClient(), Credential: cred}},
+	}
+	newReq := func() *Request {
+		req := &Request{Method: http.MethodGet, Path: ItemPath("shop", "orders", "order-1"), Header: http.Header{}}
+		req.Header.Set(HeaderPartitionKey, `["alice"]`)
+		return req
+	}
+	check := func(b *testing.B, resp *Response, err error) {
+		if err != nil || resp.StatusCode != 200 || len(resp.Body) != len(pointReadDoc) || resp.SessionToken != "0:-1#10" {
+			b.Fatalf("answer %+v, %v", resp, err)
+		}
+	}
+	for _, tc := range cases {
+		b.Run(tc.name+"/sequential", func(b *testing.B) {
+			ctx := context.Background()
+			resp, err := tc.tr.Do(ctx, tc.endpoint, newReq()) // connect outside the timing
+			check(b, resp, err)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				resp, err := tc.tr.Do(ctx, tc.endpoint, newReq())
+				check(b, resp, err)
+			}
+		})
+		b.Run(tc.name+"/parallel-64", func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := tc.tr.Do(ctx, tc.endpoint, newReq())
+					check(b, resp, err)
+				}
+			})
+			if tc.name == "rntbd" {
+				b.ReportMetric(float64(tc.tr.rntbdPool().Conns(srv.Addr())), "conns")
+			}
+		})
+		tc.tr.CloseIdleConnections()
 	}
 }

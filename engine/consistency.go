@@ -48,3 +48,23 @@ func setConsistency(req *cosmos.Request, op *Operation) {
 		req.Header.Set(cosmos.HeaderConsistencyLevel, op.Consistency)
 	}
 }
+
+// checkDirectConsistency refuses direct mode for an operation that would go to a
+// replica of a Strong or Bounded Staleness account. Reading one replica, as cosmosctl's
+// direct mode does, is what the SDKs do for Session (with the session token),
+// Consistent Prefix and Eventual only; Strong and Bounded Staleness need the quorum
+// read (two replicas agreeing on the LSN) and the barrier writes of .NET's
+// QuorumReader, StoreReader and ConsistencyWriter (msdata/direct), which cosmosctl does
+// not implement. Refusing is the documented choice: the gateway does that work.
+// Queries, change feed reads and partition deletes go through the gateway in direct
+// mode too, so they are not refused.
+func checkDirectConsistency(op *Operation, acct *cosmos.Account) error {
+	if op.Kind.viaGateway() {
+		return nil
+	}
+	switch level := acct.UserConsistencyPolicy.DefaultConsistencyLevel; level {
+	case cosmos.ConsistencyStrong, cosmos.ConsistencyBoundedStaleness:
+		return inputErrorf("direct mode does not serve a %s account (it would need the quorum reads and barrier writes cosmosctl does not implement): use gateway mode, --connection-mode gateway", level)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,10 +52,16 @@ type Attempt struct {
 	Error string `json:"error,omitempty"`
 	// Note explains a retry or failover decision taken after this attempt.
 	Note string `json:"note,omitempty"`
-	// Replica is the replica address the attempt went to in direct mode, and
-	// ReplicaHealth its health in the address cache when it was chosen.
+	// Replica is the replica address the attempt went to in direct mode,
+	// ReplicaHealth its health in the address cache when it was chosen, and
+	// ReplicaRole whether it is the partition's primary or a secondary.
 	Replica       string `json:"replica,omitempty"`
 	ReplicaHealth string `json:"replica_health,omitempty"`
+	ReplicaRole   string `json:"replica_role,omitempty"`
+	// Transport is how the attempt was carried, from its endpoint's scheme: "https" or
+	// "http" (a gateway, or an emulator replica speaking HTTP), "rntbd" (a replica over
+	// RNTBD/TLS).
+	Transport string `json:"transport,omitempty"`
 	// Timeout is the attempt's own timeout (clamped to what was left of the end-to-end
 	// timeout), and TimedOut whether it expired before an answer came.
 	Timeout  time.Duration `json:"-"`
@@ -143,7 +150,7 @@ func (r *recorder) begin(region, endpoint string, reason Reason) int {
 	defer r.mu.Unlock()
 	n := len(r.d.Attempts)
 	r.d.Attempts = append(r.d.Attempts, Attempt{
-		N: n + 1, Region: region, Endpoint: endpoint, Reason: reason,
+		N: n + 1, Region: region, Endpoint: endpoint, Reason: reason, Transport: transportOf(endpoint),
 		Start: r.now().Sub(r.start), Outcome: OutcomeInFlight,
 	})
 	if !contains(r.d.ContactedRegions, region) {
@@ -238,10 +245,34 @@ func (r *recorder) setTimeout(i int, d time.Duration, expired bool) {
 }
 
 // setReplica records the replica an attempt went to.
-func (r *recorder) setReplica(i int, url, health string) {
+func (r *recorder) setReplica(i int, url, health string, primary bool) {
+	role := RoleSecondary
+	if primary {
+		role = RolePrimary
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.d.Attempts[i].Replica, r.d.Attempts[i].ReplicaHealth = url, health
+	a := &r.d.Attempts[i]
+	a.Replica, a.ReplicaHealth, a.ReplicaRole = url, health, role
+}
+
+// Replica roles, as Attempt.ReplicaRole names them.
+const (
+	RolePrimary   = "primary"
+	RoleSecondary = "secondary"
+)
+
+// transportOf is the transport an endpoint's scheme names ("" for none it knows).
+func transportOf(endpoint string) string {
+	switch {
+	case strings.HasPrefix(endpoint, "https://"):
+		return "https"
+	case strings.HasPrefix(endpoint, "rntbd://"):
+		return "rntbd"
+	case strings.HasPrefix(endpoint, "http://"):
+		return "http"
+	}
+	return ""
 }
 
 // resolve records how a conflict on a retry was resolved.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -51,6 +52,48 @@ func TestDirectModeReadsGoToReplicas(t *testing.T) {
 	a := res.Diagnostics.Attempts[0]
 	if !strings.Contains(a.Replica, "/replicas/") || a.Endpoint != strings.TrimRight(a.Replica, "/") || a.ReplicaHealth == "" {
 		t.Fatalf("attempt %+v", a)
+	}
+	// The replica's role and the transport that carried the attempt are recorded beside it.
+	wantRole := RoleSecondary
+	if strings.HasSuffix(strings.TrimRight(a.Replica, "/"), "p") {
+		wantRole = RolePrimary
+	}
+	scheme, _, _ := strings.Cut(a.Replica, "://")
+	if a.ReplicaRole != wantRole || a.Transport != scheme {
+		t.Fatalf("attempt role %q transport %q, want %q and %q (replica %s)", a.ReplicaRole, a.Transport, wantRole, scheme, a.Replica)
+	}
+}
+
+// Direct mode reads one replica: correct for Session, Consistent Prefix and Eventual
+// only. On a Strong or Bounded Staleness account a point operation is refused before
+// anything is sent, with the account's level and the fix.
+func TestDirectModeRefusesStrongAndBoundedStalenessAccounts(t *testing.T) {
+	for _, level := range []string{cosmos.ConsistencyStrong, cosmos.ConsistencyBoundedStaleness} {
+		t.Run(level, func(t *testing.T) {
+			srv, err := emulator.Start(emulator.Config{Consistency: level, Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			cred, _ := cosmos.NewMasterKey(srv.Key())
+			tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+			defer tr.CloseIdleConnections()
+			c, err := New(Options{Endpoint: srv.Endpoint(), Transport: tr, Direct: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for _, op := range []Operation{directRead(), {Kind: OpCreate, Database: "db", Container: "c", Body: []byte(`{"id":"2","pk":"a"}`)}} {
+				res, err := c.Execute(context.Background(), op)
+				var ie *InputError
+				if !errors.As(err, &ie) || !strings.Contains(err.Error(), "a "+level+" account") || !strings.Contains(err.Error(), "--connection-mode gateway") {
+					t.Fatalf("%s: error %v, want an input error naming %s and gateway mode", op.Kind, err, level)
+				}
+				if n := len(res.Diagnostics.Attempts); n != 0 {
+					t.Errorf("%s: %d attempts sent, want none", op.Kind, n)
+				}
+			}
+		})
 	}
 }
 

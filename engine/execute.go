@@ -74,6 +74,11 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 	if err := checkConsistency(&op, acct); err != nil {
 		return finish(err)
 	}
+	if c.addr != nil {
+		if err := checkDirectConsistency(&op, acct); err != nil {
+			return finish(err)
+		}
+	}
 	plan, err := c.plan(acct, op.ExcludeRegions, op.Kind.IsWrite())
 	if err != nil {
 		return finish(err)
@@ -247,7 +252,7 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 		}
 		i := rec.begin(region.Name, target, reason)
 		if direct {
-			rec.setReplica(i, replica.URL, replica.Health.String())
+			rec.setReplica(i, replica.URL, replica.Health.String(), replica.Primary)
 		}
 		res.last = i
 		// With an end-to-end timeout, an attempt that another region could follow gets

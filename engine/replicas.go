@@ -157,7 +157,7 @@ func (c *Client) ReadReplica(ctx context.Context, op Operation, region, replicaU
 
 	target := strings.TrimRight(replica.URL, "/")
 	i := rec.begin(loc.Name, target, ReasonInitial)
-	rec.setReplica(i, replica.URL, replica.Health.String())
+	rec.setReplica(i, replica.URL, replica.Health.String(), replica.Primary)
 	resp, err := c.do(ctx, ClassPoint, target, op.request(acct.EnableMultipleWriteLocations))
 	if ctx.Err() != nil && resp == nil {
 		rec.cancel(i, context.Cause(ctx).Error())

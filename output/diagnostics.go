@@ -70,6 +70,12 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 		cols = append(cols, Column{Header: "SERVER", Priority: 4, Right: true}, Column{Header: "NET", Priority: 4, Right: true})
 	}
 	cols = append(cols, Column{Header: "STATUS", Key: true})
+	// REPLICA is where a direct-mode attempt went: the replica's id, its role and the
+	// transport that carried it ("1p primary rntbd").
+	replicas := replicaColumn(d)
+	if replicas {
+		cols = append(cols, Column{Header: "REPLICA", Priority: 3})
+	}
 	// RANGE is the partition key range that answered, when the answers said.
 	ranges := rangeColumn(d)
 	if ranges {
@@ -97,6 +103,9 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 			row = append(row, serverDuration(a, sym), networkDuration(a, sym))
 		}
 		row = append(row, attemptStatus(a, sym))
+		if replicas {
+			row = append(row, replicaCell(a, sym))
+		}
 		if ranges {
 			row = append(row, orDefault(a.PartitionKeyRangeID, sym.dash))
 		}
@@ -190,6 +199,28 @@ func networkDuration(a engine.Attempt, sym symbols) string {
 }
 
 // rangeColumn reports whether any answer named its partition key range.
+func replicaColumn(d *engine.Diagnostics) bool {
+	for _, a := range d.Attempts {
+		if a.Replica != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// replicaCell names an attempt's replica by its id (the address's last segment, "1p"),
+// its role and its transport; a gateway attempt has none.
+func replicaCell(a engine.Attempt, sym symbols) string {
+	if a.Replica == "" {
+		return sym.dash
+	}
+	id := strings.TrimSuffix(a.Replica, "/")
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	return strings.Join(nonEmpty(id, a.ReplicaRole, a.Transport), " ")
+}
+
 func rangeColumn(d *engine.Diagnostics) bool {
 	for _, a := range d.Attempts {
 		if a.PartitionKeyRangeID != "" {

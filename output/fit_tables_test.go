@@ -144,6 +144,9 @@ func diagnosticsColumns(d *engine.Diagnostics) []fittedColumn {
 		cols = append(cols, fittedColumn{header: "SERVER"}, fittedColumn{header: "NET"})
 	}
 	cols = append(cols, fittedColumn{header: "STATUS", key: true})
+	if replicaColumn(d) {
+		cols = append(cols, fittedColumn{header: "REPLICA"})
+	}
 	if rangeColumn(d) {
 		cols = append(cols, fittedColumn{header: "RANGE"})
 	}

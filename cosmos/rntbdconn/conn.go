@@ -70,6 +70,10 @@ type conn struct {
 	wbuf  []byte        // guarded by wlock
 	done  chan struct{} // closed when the connection fails or is closed
 
+	dlmu    sync.Mutex // guards the write deadline a cancelled request sets
+	writing bool       // a frame is being written (wlock is held)
+	cut     bool       // the deadline was set to cut that write
+
 	mu       sync.Mutex
 	calls    map[uint32]*call
 	nextID   uint32
@@ -138,19 +142,15 @@ func negotiate(ctx context.Context, tc *tls.Conn, addr string, opts *Options) (t
 		return 0, fmt.Errorf("rntbd: sending the context request to %s: %w", addr, err)
 	}
 	br := bufio.NewReader(tc)
-	frame, err := readFrame(br, func(b []byte) (int, error) {
-		_, n, err := rntbd.DecodeContextResponse(b)
-		return n, err
+	resp, err := readFrame(br, func(b []byte) (rntbd.ContextResponse, error) {
+		r, _, err := rntbd.DecodeContextResponse(b)
+		return r, err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("rntbd: reading the context response from %s: %w", addr, err)
 	}
 	if br.Buffered() > 0 {
 		return 0, fmt.Errorf("rntbd: %s sent %d bytes after the context response, before any request", addr, br.Buffered())
-	}
-	resp, _, err := rntbd.DecodeContextResponse(frame)
-	if err != nil {
-		return 0, fmt.Errorf("rntbd: context response from %s: %w", addr, err)
 	}
 	if resp.Failed() {
 		return 0, &NegotiationError{Endpoint: addr, Status: resp.Status, Body: string(resp.ErrorBody)}
@@ -163,59 +163,55 @@ func negotiate(ctx context.Context, tc *tls.Conn, addr string, opts *Options) (t
 	return idle, nil
 }
 
-// readFrame reads one frame whose length prefix counts the header and tokens; if decode
-// says the frame is incomplete after them (a body follows), it reads the u32 body length
-// and the body too. It returns the frame's bytes, which the caller owns.
-func readFrame(r io.Reader, decode func([]byte) (int, error)) ([]byte, error) {
+// readFrame reads one frame whose length prefix counts the header and tokens, and
+// decodes it. When decode finds it incomplete after them (a body follows: the
+// PayloadPresent rule), it reads the u32 body length and the body too, and decodes the
+// whole. The decoded value aliases a buffer of its own.
+func readFrame[T any](r io.Reader, decode func([]byte) (T, error)) (T, error) {
+	var zero T
 	var head [4]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return nil, err
+		return zero, err
 	}
 	l := binary.LittleEndian.Uint32(head[:])
 	if l < 24 || l > maxFrameBytes {
-		return nil, fmt.Errorf("rntbd: frame length %d is not between 24 and %d bytes", l, maxFrameBytes)
+		return zero, fmt.Errorf("rntbd: frame length %d is not between 24 and %d bytes", l, maxFrameBytes)
 	}
-	buf := make([]byte, l, l+4)
+	buf := make([]byte, l)
 	copy(buf, head[:])
 	if _, err := io.ReadFull(r, buf[4:]); err != nil {
-		return nil, err
+		return zero, err
 	}
-	_, err := decode(buf)
+	v, err := decode(buf)
 	if err == nil || !errors.Is(err, rntbd.ErrIncomplete) {
-		return buf, err
+		return v, err
 	}
-	// PayloadPresent: the body's u32 length and the body follow the frame.
 	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return nil, err
+		return zero, err
 	}
 	n := binary.LittleEndian.Uint32(head[:])
 	if n > maxBodyBytes {
-		return nil, fmt.Errorf("rntbd: body length %d is more than %d bytes", n, maxBodyBytes)
+		return zero, fmt.Errorf("rntbd: body length %d is more than %d bytes", n, maxBodyBytes)
 	}
 	full := make([]byte, int(l)+4+int(n))
 	copy(full, buf)
 	copy(full[l:], head[:])
 	if _, err := io.ReadFull(r, full[l+4:]); err != nil {
-		return nil, err
+		return zero, err
 	}
-	return full, nil
+	return decode(full)
 }
 
 // readLoop reads answers and hands each to its request, until the connection fails.
 func (c *conn) readLoop(opts *Options) {
 	br := bufio.NewReaderSize(c.nc, 32<<10)
 	for {
-		frame, err := readFrame(br, func(b []byte) (int, error) {
-			_, n, err := rntbd.DecodeResponse(b)
-			return n, err
+		resp, err := readFrame(br, func(b []byte) (rntbd.Response, error) {
+			r, _, err := rntbd.DecodeResponse(b)
+			return r, err
 		})
 		if err != nil {
 			c.fail(fmt.Errorf("rntbd: connection to %s: %w", c.ep.addr, err))
-			return
-		}
-		resp, _, err := rntbd.DecodeResponse(frame)
-		if err != nil {
-			c.fail(fmt.Errorf("rntbd: %s sent a frame that is not an RNTBD response: %w", c.ep.addr, err))
 			return
 		}
 		tok, ok := resp.Token(rntbd.RespTransportRequestID)
@@ -340,13 +336,30 @@ func (c *conn) write(ctx context.Context, req *rntbd.Request) error {
 	if err := ctx.Err(); err != nil {
 		return &Error{Err: err}
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetWriteDeadline(time.Unix(1, 0)) })
+	// A cancelled request stops its own write by a deadline in the past. The callback
+	// and the reset after the write hold dlmu, and the callback acts only while this
+	// write is the one going on, so a callback that runs late cannot cut the next
+	// writer's frame.
+	c.dlmu.Lock()
+	c.writing = true
+	c.dlmu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		c.dlmu.Lock()
+		defer c.dlmu.Unlock()
+		if c.writing {
+			c.cut = true
+			_ = c.nc.SetWriteDeadline(time.Unix(1, 0))
+		}
+	})
 	n, werr := c.nc.Write(wire)
-	if !stop() {
-		// The deadline was set (or is being set): clear it for the next writer once the
-		// callback is done, unless the write already failed and the connection goes.
+	stop()
+	c.dlmu.Lock()
+	c.writing = false
+	if c.cut {
+		c.cut = false
 		_ = c.nc.SetWriteDeadline(time.Time{})
 	}
+	c.dlmu.Unlock()
 	if werr != nil {
 		if n > 0 {
 			c.fail(fmt.Errorf("rntbd: writing to %s: %w", c.ep.addr, werr))

@@ -14,16 +14,21 @@
 //   - Connections per endpoint: at most MaxConnsPerEndpoint (default 4). A request goes
 //     to the least busy connection; a new one is opened only when every open one already
 //     carries RequestsPerConn (default 30) requests and the bound allows. .NET defaults to
-//     MaxRequestsPerTcpConnection 30 and up to 65,535 connections per endpoint; Java to 30
-//     requests per channel and 130 channels per endpoint. cosmosctl is one process issuing
-//     tens of concurrent requests, not a service issuing thousands, and a replica endpoint
-//     serves many replicas (a node hosts many on one port): a few multiplexed connections
-//     carry it, and the bound keeps a burst of hedged requests from opening dozens of TLS
-//     sessions to one node. Past the threshold requests share the least busy connection
-//     rather than wait.
+//     30 requests per channel and up to 65,535 channels per host
+//     (DocumentClient.DefaultMaxRequestsPerRntbdChannel, DefaultMaxRntbdChannelsPerHost =
+//     ushort.MaxValue; azure-cosmos-dotnet-v3 msdata/direct, commit 1bc2c522); Java to 30
+//     requests per connection and 130 connections per endpoint (DirectConnectionConfig
+//     getMaxRequestsPerConnection, getMaxConnectionsPerEndpoint). cosmosctl is one process
+//     issuing tens of concurrent requests, not a service issuing thousands, and a replica
+//     endpoint serves many replicas (a node hosts many on one port): a few multiplexed
+//     connections carry it, and the bound keeps a burst of hedged requests from opening
+//     dozens of TLS sessions to one node. Past the threshold requests share the least busy
+//     connection rather than wait.
 //   - Idle timeout: the server's IdleTimeoutInSeconds from the negotiation, less a tenth so
 //     that the client closes first and never writes into a connection the server is
-//     closing; IdleTimeout when the server says nothing.
+//     closing; IdleTimeout when the server says nothing. (Java keeps idle connections by
+//     default, DirectConnectionConfig idleConnectionTimeout ZERO; a CLI process should not
+//     hold a replica's connection past the server's own limit.)
 //   - A response carrying DisableRntbdChannel (Java RntbdConstants.RntbdResponseHeader
 //     0x0038) retires its connection: no new request goes to it, and it closes once its
 //     in-flight requests are answered.

@@ -156,6 +156,14 @@ func (p *Pool) acquire(ctx context.Context, ep *endpoint, connectTimeout time.Du
 				ep.mu.Unlock()
 				return nil, err
 			}
+			p.mu.Lock()
+			closed := p.closed
+			p.mu.Unlock()
+			if closed {
+				ep.mu.Unlock()
+				c.fail(errPoolClosed)
+				return nil, errPoolClosed
+			}
 			c.mu.Lock()
 			c.inflight++
 			c.mu.Unlock()

@@ -348,3 +348,45 @@ func newServer(t *testing.T, handle func(rntbd.Request) rntbdtest.Action) *rntbd
 func options(s *rntbdtest.Server) Options {
 	return Options{TLSConfig: s.ClientTLS(), ClientVersion: "2020-11-05", UserAgent: "cosmosctl-test", Dial: s.Dial}
 }
+
+// A second connection opens only once the first carries RequestsPerConn requests, and
+// never more than MaxConnsPerEndpoint: with one request per connection and two
+// connections, three requests in flight share two connections.
+func TestNewConnectionsOpenOnlyPastTheRequestsPerConnection(t *testing.T) {
+	const inFlight = 3
+	all := make(chan struct{})
+	var arrived atomic.Int32
+	s := newServer(t, func(req rntbd.Request) rntbdtest.Action {
+		if arrived.Add(1) == inFlight {
+			close(all)
+		}
+		return rntbdtest.Action{Resp: rntbdtest.OK(docOf(req)), Wait: all}
+	})
+	opts := options(s)
+	opts.MaxConnsPerEndpoint, opts.RequestsPerConn = 2, 1
+	p := NewPool(opts)
+	defer p.Close()
+	var wg sync.WaitGroup
+	for i := range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := p.Do(context.Background(), s.HostAddr(), read(string(rune('a'+i))), 0); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := s.Accepted(); got != 2 {
+		t.Errorf("%d connections, want 2", got)
+	}
+	// Sequential requests after that reuse what is open.
+	for range 5 {
+		if _, err := p.Do(context.Background(), s.HostAddr(), read("z"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Accepted(); got != 2 {
+		t.Errorf("%d connections after sequential requests, want still 2", got)
+	}
+}

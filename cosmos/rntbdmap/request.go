@@ -163,14 +163,23 @@ func MappedHeaders() []string {
 	return out
 }
 
-// builder collects a frame's tokens by id; the order is decided at the end.
+// builder collects a frame's tokens, one per id (a later one replaces an earlier);
+// the order is decided at the end.
 type builder struct {
 	target Target
 	op     uint16
-	tokens map[uint16]rntbd.Token
+	tokens []rntbd.Token
 }
 
-func (b *builder) set(t rntbd.Token) { b.tokens[t.ID] = t }
+func (b *builder) set(t rntbd.Token) {
+	for i := range b.tokens {
+		if b.tokens[i].ID == t.ID {
+			b.tokens[i] = t
+			return
+		}
+	}
+	b.tokens = append(b.tokens, t)
+}
 
 func str(id uint16, typ rntbd.TokenType) func(*builder, string) error {
 	return func(b *builder, v string) error {
@@ -275,7 +284,7 @@ func Request(info RequestInfo, target Target) (rntbd.Request, error) {
 	if err != nil {
 		return rntbd.Request{}, err
 	}
-	b := &builder{target: target, op: op, tokens: map[uint16]rntbd.Token{}}
+	b := &builder{target: target, op: op, tokens: make([]rntbd.Token, 0, 20)}
 
 	var activity uuid.UUID
 	if v := first(info.Header, keyActivityID); v != "" {
@@ -350,22 +359,16 @@ func Request(info RequestInfo, target Target) (rntbd.Request, error) {
 // ordered lays the tokens out: the proxy's routing order first, then the rest by id, so
 // that one request always encodes to the same bytes.
 func (b *builder) ordered() []rntbd.Token {
-	out := make([]rntbd.Token, 0, len(b.tokens))
-	for _, id := range proxyOrder {
-		if t, ok := b.tokens[id]; ok {
-			out = append(out, t)
-			delete(b.tokens, id)
+	rank := func(id uint16) int {
+		for i, o := range proxyOrder {
+			if o == id {
+				return i
+			}
 		}
+		return len(proxyOrder) + int(id)
 	}
-	rest := make([]uint16, 0, len(b.tokens))
-	for id := range b.tokens {
-		rest = append(rest, id)
-	}
-	slices.Sort(rest)
-	for _, id := range rest {
-		out = append(out, b.tokens[id])
-	}
-	return out
+	slices.SortFunc(b.tokens, func(x, y rntbd.Token) int { return rank(x.ID) - rank(y.ID) })
+	return b.tokens
 }
 
 // documentPath reads "/dbs/{db}/colls/{coll}/docs[/{id}]" into unescaped names.

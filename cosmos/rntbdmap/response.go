@@ -68,9 +68,16 @@ var responseHeaders = map[uint16]struct {
 // than misread. Error bodies are the REST JSON error body, unchanged.
 func Response(r rntbd.Response) (status int, header http.Header, body []byte) {
 	h := make(http.Header, len(r.Tokens)+1)
+	// One backing array for every header's value, as net/http reads headers: a slice
+	// each would be an allocation each.
+	vals := make([]string, 0, len(r.Tokens)+1)
+	add := func(key, v string) {
+		vals = append(vals, v)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
 	var zero [16]byte
 	if r.ActivityID != zero {
-		h[keyActivityID] = []string{r.ActivityID.String()}
+		add(keyActivityID, r.ActivityID.String())
 	}
 	for _, t := range r.Tokens {
 		m, ok := responseHeaders[t.ID]
@@ -98,7 +105,7 @@ func Response(r rntbd.Response) (status int, header http.Header, body []byte) {
 			v = strconv.FormatFloat(f, 'f', -1, 64)
 		}
 		if ok {
-			h[m.key] = []string{v}
+			add(m.key, v)
 		}
 	}
 	if tok := first(h, keySessionToken); tok != "" && !strings.Contains(tok, ":") {
