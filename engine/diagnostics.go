@@ -60,7 +60,7 @@ type Attempt struct {
 	ReplicaRole   string `json:"replica_role,omitempty"`
 	// Transport is how the attempt was carried, from its endpoint's scheme: "https" or
 	// "http" (a gateway, or an emulator replica speaking HTTP), "rntbd" (a replica over
-	// RNTBD/TLS).
+	// RNTBD/TLS); or "gateway2", an RNTBD frame in an HTTP/2 POST to a Gateway 2.0 proxy.
 	Transport string `json:"transport,omitempty"`
 	// Timeout is the attempt's own timeout (clamped to what was left of the end-to-end
 	// timeout), and TimedOut whether it expired before an answer came.
@@ -254,6 +254,17 @@ func (r *recorder) setReplica(i int, url, health string, primary bool) {
 	defer r.mu.Unlock()
 	a := &r.d.Attempts[i]
 	a.Replica, a.ReplicaHealth, a.ReplicaRole = url, health, role
+}
+
+// TransportGateway2 is Attempt.Transport for an attempt sent to a Gateway 2.0 proxy.
+const TransportGateway2 = "gateway2"
+
+// setTransport records how attempt i was carried, when its endpoint's scheme does not
+// say (a Gateway 2.0 proxy's endpoint is https).
+func (r *recorder) setTransport(i int, transport string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.d.Attempts[i].Transport = transport
 }
 
 // Replica roles, as Attempt.ReplicaRole names them.

@@ -251,6 +251,9 @@ func (c *Client) runArm(ctx context.Context, rec *recorder, op *Operation, acct 
 			req = &r
 		}
 		i := rec.begin(region.Name, target, reason)
+		if viaProxy {
+			rec.setTransport(i, TransportGateway2)
+		}
 		if direct {
 			rec.setReplica(i, replica.URL, replica.Health.String(), replica.Primary)
 		}
