@@ -83,6 +83,11 @@ type endpoint struct {
 	rntbd         *rntbdserver.Server
 	rntbdListener *faultListener
 	rntbdURL      string
+	// thin serves the region's Gateway 2.0 endpoint on thinListener, at thinURL
+	// (https://host:port, thinclient.go).
+	thin         *http.Server
+	thinListener *faultListener
+	thinURL      string
 }
 
 // Region describes one region of a running emulator.
@@ -93,6 +98,8 @@ type Region struct {
 	// Replicas is the region's RNTBD listener (rntbd://host:port), where every replica
 	// of the region is served (rntbd.go).
 	Replicas string `json:"replicas,omitempty"`
+	// ThinClient is the region's Gateway 2.0 endpoint (https://host:port/).
+	ThinClient string `json:"thin_client,omitempty"`
 }
 
 // ListenError is Start's error when an endpoint cannot listen on its port. Its message
@@ -233,6 +240,8 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		for _, ep := range s.regionEndpoints() {
 			ep.rntbdListener.Close()
 			ep.rntbd = nil
+			ep.thinListener.Close()
+			ep.thin = nil
 		}
 		s.Close()
 		return nil, fmt.Errorf("scenario: %v", err)
@@ -255,6 +264,11 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		go func() {
 			defer s.wg.Done()
 			s.serveRNTBD(ep)
+		}()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveThinClient(ep)
 		}()
 	}
 	return s, nil
@@ -315,6 +329,9 @@ func (s *Server) listen() error {
 		if err := s.bindRNTBD(ep); err != nil {
 			return err
 		}
+		if err := s.bindThinClient(ep); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -344,6 +361,15 @@ func (s *Server) Close() error {
 				defer shut.Done()
 				ep.rntbd.Close()
 			}()
+			if ep.thin != nil {
+				shut.Add(1)
+				go func() {
+					defer shut.Done()
+					if e := ep.thin.Shutdown(ctx); e != nil {
+						ep.thin.Close()
+					}
+				}()
+			}
 		}
 		for _, ep := range eps {
 			shut.Add(1)
@@ -415,7 +441,7 @@ func (s *Server) Regions() []Region {
 	order := *s.order.Load()
 	out := make([]Region, 0, len(order))
 	for _, i := range order {
-		out = append(out, Region{Name: s.regions[i].name, Endpoint: s.regions[i].url, Write: s.writable(i), Replicas: s.regions[i].rntbdURL})
+		out = append(out, Region{Name: s.regions[i].name, Endpoint: s.regions[i].url, Write: s.writable(i), Replicas: s.regions[i].rntbdURL, ThinClient: s.regions[i].thinURL + "/"})
 	}
 	return out
 }
