@@ -35,11 +35,17 @@ import (
 //     its federation has the probe off; the emulator always has it on.
 //   - Any other POST: the body is an RNTBD request frame in the proxy form (.NET
 //     TransportSerialization.BuildRequestForProxy via ThinClientTransportSerializer.
-//     SerializeProxyRequestAsync), posted to the advertised endpoint URL itself (.NET sets
-//     RequestUri = thinClientEndpoint). Headers x-ms-thinclient-proxy-operation-type and
-//     x-ms-thinclient-proxy-resource-type name the operation (.NET sends the names,
-//     "Read"/"Document", via ToOperationTypeString/ToResourceTypeString; the Rust spec
-//     §5.4 says "numeric": the emulator takes either and checks it against the frame).
+//     SerializeProxyRequestAsync). The path is not read: .NET posts to the advertised
+//     endpoint URL itself (RequestUri = thinClientEndpoint), the Rust driver to the
+//     endpoint plus the resource path (gateway_v2_dispatch.rs wrap: url =
+//     request.url, e.g. https://account-thin…:444/dbs/db1/colls/coll1/docs/doc1).
+//     x-ms-version is required ("The proxy requires x-ms-version to dispatch the
+//     request", Rust gateway_v2_dispatch.rs; 400 here, the proxy's status unknown). Headers x-ms-thinclient-proxy-operation-type and
+//     x-ms-thinclient-proxy-resource-type name the operation: PascalCase names, "Read",
+//     "Document" (.NET ToOperationTypeString/ToResourceTypeString; Rust
+//     proxy_operation_type_name "so the proxy can dispatch the request"). The Rust spec
+//     §5.4 table says "numeric", which its code does not do; the emulator takes either
+//     and checks it against the frame.
 //     The frame must carry GlobalDatabaseAccountName (0x00CE), the proxy's tenant key
 //     (GATEWAY_V2_SPEC.md §5.4 "Tenant identification"), and must not carry
 //     TransportRequestID (0x004D) or ReplicaPath (0x0013) (Java
@@ -173,6 +179,9 @@ func (s *Server) thinClientHandler(ep *endpoint) http.Handler {
 // checkProxyFrame checks what distinguishes the proxy form from a direct-mode frame;
 // "" when it is well-formed.
 func (s *Server) checkProxyFrame(r *http.Request, req *rntbdserver.Request) string {
+	if r.Header.Get(cosmos.HeaderVersion) == "" {
+		return "a Gateway 2.0 request needs x-ms-version: the proxy dispatches by it"
+	}
 	if _, ok := req.Token(tokTransportRequestID); ok {
 		return "a Gateway 2.0 frame must not carry TransportRequestID (0x004D): the proxy assigns its own"
 	}

@@ -115,12 +115,20 @@ func proxyFrame(t *testing.T, s *Server, op uint16, id, pk string, body []byte, 
 }
 
 func postProxy(t *testing.T, s *Server, opName string, frame []byte) (*http.Response, rntbd.Response) {
+	return postProxyTo(t, s, "", opName, frame, true)
+}
+
+// postProxyTo posts a proxy frame to the East US endpoint plus path (.NET posts to the
+// endpoint, the Rust driver to the endpoint plus the resource path).
+func postProxyTo(t *testing.T, s *Server, path, opName string, frame []byte, version bool) (*http.Response, rntbd.Response) {
 	t.Helper()
 	ep, _ := s.ThinClientEndpoint("East US")
-	hr, _ := http.NewRequest("POST", ep, bytes.NewReader(frame))
+	hr, _ := http.NewRequest("POST", ep+path, bytes.NewReader(frame))
 	hr.Header.Set(HeaderThinClientOperation, opName)
 	hr.Header.Set(HeaderThinClientResourceType, "Document")
-	hr.Header.Set(cosmos.HeaderVersion, cosmos.APIVersion)
+	if version {
+		hr.Header.Set(cosmos.HeaderVersion, cosmos.APIVersion)
+	}
 	resp, err := thinHTTPClient(s, true).Do(hr)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +154,12 @@ func TestThinClientServesPointOperations(t *testing.T) {
 	}
 	if st := tokenText(read, rntbd.RespSessionToken); st == "" || strings.Contains(st, ":") {
 		t.Errorf("session token %q: want it without the range prefix", st)
+	}
+	if resp, r := postProxyTo(t, s, "dbs/db/colls/items/docs/a", "Read", proxyFrame(t, s, 0x0003, "a", "p1", nil), true); resp.StatusCode != 200 || r.Status != 200 {
+		t.Errorf("read posted to the endpoint plus the resource path (the Rust driver's form) → HTTP %d frame %d", resp.StatusCode, r.Status)
+	}
+	if resp, r := postProxyTo(t, s, "", "Read", proxyFrame(t, s, 0x0003, "a", "p1", nil), false); resp.StatusCode != 400 || !strings.Contains(string(r.Payload), "x-ms-version") {
+		t.Errorf("read without x-ms-version → HTTP %d %s", resp.StatusCode, r.Payload)
 	}
 	resp, missing := postProxy(t, s, "Read", proxyFrame(t, s, 0x0003, "nope", "p1", nil))
 	if resp.StatusCode != 404 || missing.Status != 404 {
