@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net"
@@ -51,7 +52,11 @@ import (
 //     TransportRequestID (0x004D) or ReplicaPath (0x0013) (Java
 //     RntbdConstants.thinClientExclusionList; "emitting one here triggers a routing
 //     error", Rust gateway_v2_dispatch.rs). Point operations carry EffectivePartitionKey
-//     (0x005A); the emulator routes by the partition key and does not check the EPK.
+//     (0x005A, Bytes): the EPK hex string's bytes (.NET HexStringUtility.HexStringToBytes
+//     of GetEffectivePartitionKeyString; Rust EpkPayload::Point "binary EPK bytes"),
+//     which the proxy routes by. The emulator requires it on point operations and
+//     checks it against the partition key (400 otherwise, a status of its choosing),
+//     then routes by the partition key.
 //   - Answer: the HTTP status is the frame's status (.NET ConvertProxyResponseAsync
 //     throws "Status code mismatch" otherwise) and the body is the RNTBD response frame.
 //     Its session token carries no "<range>:" prefix; the client adds it.
@@ -82,6 +87,8 @@ const (
 	tokReplicaPath           uint16 = 0x0013
 	tokTransportRequestID    uint16 = 0x004D
 	tokGlobalDatabaseAccount uint16 = 0x00CE
+	tokEffectivePartitionKey uint16 = 0x005A
+	tokPartitionKey          uint16 = 0x002B
 )
 
 // bindThinClient opens a region's Gateway 2.0 endpoint on a free port.
@@ -194,6 +201,20 @@ func (s *Server) checkProxyFrame(r *http.Request, req *rntbdserver.Request) stri
 	}
 	if !strings.EqualFold(acct.Text(), s.cfg.Account) {
 		return "GlobalDatabaseAccountName " + strconv.Quote(acct.Text()) + " is not this account (" + s.cfg.Account + ")"
+	}
+	switch req.OperationType {
+	case rntbdserver.OpCreate, rntbdserver.OpRead, rntbdserver.OpReplace, rntbdserver.OpUpsert, rntbdserver.OpDelete, rntbdserver.OpPatch:
+		epk, ok := req.Token(tokEffectivePartitionKey)
+		if !ok {
+			return "a Gateway 2.0 point operation must carry EffectivePartitionKey (0x005A): the proxy routes by it"
+		}
+		if pkTok, ok := req.Token(tokPartitionKey); ok {
+			if pk, err := cosmos.ParsePartitionKeyJSON(pkTok.Text()); err == nil {
+				if want := cosmos.EffectivePartitionKey(pk); !strings.EqualFold(hex.EncodeToString(epk.Value), want) {
+					return "EffectivePartitionKey (0x005A) " + strings.ToUpper(hex.EncodeToString(epk.Value)) + " is not the effective partition key of " + pkTok.Text() + " (" + want + "): send the bytes of the EPK's hex string"
+				}
+			}
+		}
 	}
 	opHeader := strings.TrimSpace(r.Header.Get(HeaderThinClientOperation))
 	names, known := thinClientOps[req.OperationType]

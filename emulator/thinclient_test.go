@@ -3,6 +3,7 @@ package emulator
 import (
 	"bytes"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -91,13 +92,22 @@ func proxyFrame(t *testing.T, s *Server, op uint16, id, pk string, body []byte, 
 	if body != nil {
 		present = 1
 	}
-	tokens := []rntbd.Token{
-		rntbd.BytesToken(rntbd.ReqEffectivePartitionKey, rntbd.TypeBytes, []byte{0x01, 0x02}),
+	parsed, err := cosmos.ParsePartitionKeyJSON(`["` + pk + `"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	epk, _ := hex.DecodeString(cosmos.EffectivePartitionKey(parsed))
+	var tokens []rntbd.Token
+	if len(extra) == 0 || extra[0].ID != rntbd.ReqEffectivePartitionKey {
+		tokens = append(tokens, rntbd.BytesToken(rntbd.ReqEffectivePartitionKey, rntbd.TypeBytes, epk))
+	} else {
+		tokens, extra = append(tokens, extra[0]), extra[1:]
+	}
+	tokens = append(tokens,
 		rntbd.StringToken(0x00CE, rntbd.TypeString, s.cfg.Account),
 		rntbd.StringToken(rntbd.ReqDatabaseName, rntbd.TypeString, "db"),
 		rntbd.StringToken(rntbd.ReqCollectionName, rntbd.TypeString, "items"),
-		rntbd.ByteToken(rntbd.ReqPayloadPresent, present),
-	}
+		rntbd.ByteToken(rntbd.ReqPayloadPresent, present))
 	if op != 0x0001 {
 		tokens = append(tokens, rntbd.StringToken(rntbd.ReqDocumentName, rntbd.TypeString, id))
 	}
@@ -181,6 +191,10 @@ func TestThinClientRefusesDirectModeFrames(t *testing.T) {
 		if resp.StatusCode != 400 || r.Status != 400 || !strings.Contains(string(r.Payload), name) {
 			t.Errorf("%s: HTTP %d frame %d %s", name, resp.StatusCode, r.Status, r.Payload)
 		}
+	}
+	wrongEPK := proxyFrame(t, s, 0x0003, "a", "p1", nil, rntbd.BytesToken(rntbd.ReqEffectivePartitionKey, rntbd.TypeBytes, []byte{0x01, 0x02}))
+	if resp, r := postProxy(t, s, "Read", wrongEPK); resp.StatusCode != 400 || !strings.Contains(string(r.Payload), "EffectivePartitionKey") {
+		t.Errorf("an EPK that is not the partition key's: HTTP %d %s", resp.StatusCode, r.Payload)
 	}
 	if resp, r := postProxy(t, s, "Create", proxyFrame(t, s, 0x0003, "a", "p1", nil)); resp.StatusCode != 400 || !strings.Contains(string(r.Payload), HeaderThinClientOperation) {
 		t.Errorf("operation header that disagrees with the frame: HTTP %d %s", resp.StatusCode, r.Payload)
