@@ -310,3 +310,29 @@ func TestRNTBDListenerRequiresTLS(t *testing.T) {
 		t.Fatal("a plaintext context request was answered 200")
 	}
 }
+
+// A region going down (a refuse fault) resets its open RNTBD connections and refuses new
+// ones, as it does for HTTP.
+func TestRNTBDRegionRefuseDropsConnections(t *testing.T) {
+	s := startTest(t)
+	c := newTestClient(t, s.Key())
+	rng := createIn(t, c, s.Endpoint(), "a", "p1")
+	address, _ := replicaOf(t, s, c, rng, 1)
+	rc := dialReplica(t, s, address)
+	if _, err := s.AddFault(faults.Rule{Region: "East US", Effect: "refuse"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, err := rc.c.Read(make([]byte, 1))
+	var ne net.Error
+	if err == nil || (errors.As(err, &ne) && ne.Timeout()) {
+		t.Fatalf("an open connection of a refusing region: %v; want it reset", err)
+	}
+	u, _ := url.Parse(address)
+	cfg := s.ClientTLSConfig()
+	cfg.ServerName = u.Hostname()
+	if conn, err := tls.Dial("tcp", u.Host, cfg); err == nil {
+		conn.Close()
+		t.Fatal("a refusing region's RNTBD listener completed a TLS handshake")
+	}
+}
