@@ -206,6 +206,16 @@ func TestRNTBDReplicaServesPointOperations(t *testing.T) {
 	if missing := rc.read(); missing.Status != 404 || !strings.Contains(string(missing.Payload), `"code"`) {
 		t.Errorf("read of a missing item → %d %s, want 404 with the REST error body", missing.Status, missing.Payload)
 	}
+	// Ids travel in tokens: one a REST path would mangle is served as it is.
+	odd := "x%20y/#z "
+	rc.write(pointRequest(t, s, 0x0001, path, odd, "p1", 4, []byte(`{"id":"x%20y/#z ","pk":"p1"}`)))
+	if r := rc.read(); r.Status != 201 {
+		t.Fatalf("create %q → %d %s", odd, r.Status, r.Payload)
+	}
+	rc.write(pointRequest(t, s, 0x0003, path, odd, "p1", 5, nil))
+	if r := rc.read(); r.Status != 200 || !strings.Contains(string(r.Payload), `"x%20y/#z "`) {
+		t.Errorf("read %q → %d %s", odd, r.Status, r.Payload)
+	}
 	if got := s.ReplicaHTTPRequests() - before; got != 0 {
 		t.Errorf("ReplicaHTTPRequests grew by %d over RNTBD", got)
 	}
@@ -217,8 +227,8 @@ func TestRNTBDReplicaServesPointOperations(t *testing.T) {
 			}
 		}
 	}
-	if served != 3 {
-		t.Errorf("the replica counted %d requests, want 3", served)
+	if served != 5 {
+		t.Errorf("the replica counted %d requests, want 5", served)
 	}
 
 	// The same replica path over HTTP still answers (legacy), and is counted.

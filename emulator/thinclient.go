@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -166,7 +167,11 @@ func (s *Server) thinClientHandler(ep *endpoint) http.Handler {
 			fail(msg)
 			return
 		}
-		hr, err := rntbdserver.HTTPRequest(context.WithValue(r.Context(), viaRNTBD{}, true), req, thinClientURLPath, r.Header.Get(cosmos.HeaderVersion))
+		// The names travel in tokens, never in a URL, so every id reaches the store as
+		// it is; the emulator's gateway decodes a path twice (gatewaypath.go), so they
+		// are escaped twice.
+		twice := func(name string) string { return url.PathEscape(url.PathEscape(name)) }
+		hr, err := rntbdserver.HTTPRequestEscaped(context.WithValue(r.Context(), viaRNTBD{}, true), req, thinClientURLPath, r.Header.Get(cosmos.HeaderVersion), twice)
 		if err != nil {
 			fail(err.Error())
 			return

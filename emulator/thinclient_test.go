@@ -175,6 +175,15 @@ func TestThinClientServesPointOperations(t *testing.T) {
 	if resp.StatusCode != 404 || missing.Status != 404 {
 		t.Errorf("missing item → HTTP %d frame %d", resp.StatusCode, missing.Status)
 	}
+	// Ids travel in tokens: one that a REST path would mangle (a percent escape, a
+	// trailing space, '#', '/') is stored and read back as it is.
+	odd := "x%20y/#z "
+	if resp, r := postProxy(t, s, "Create", proxyFrame(t, s, 0x0001, odd, "p1", []byte(`{"id":"x%20y/#z ","pk":"p1"}`))); resp.StatusCode != 201 {
+		t.Fatalf("create %q → %d %s", odd, resp.StatusCode, r.Payload)
+	}
+	if resp, r := postProxy(t, s, "Read", proxyFrame(t, s, 0x0003, odd, "p1", nil)); resp.StatusCode != 200 || !strings.Contains(string(r.Payload), `"x%20y/#z "`) {
+		t.Errorf("read %q → %d %s", odd, resp.StatusCode, r.Payload)
+	}
 	if s.ReplicaHTTPRequests() != 0 {
 		t.Errorf("ReplicaHTTPRequests = %d", s.ReplicaHTTPRequests())
 	}

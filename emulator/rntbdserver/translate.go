@@ -71,6 +71,12 @@ var boolHeaderTokens = map[uint16]string{
 // head. version is the connection's ClientVersion (the x-ms-version string) unless the
 // frame carries its own. Frames the emulator does not serve come back as *FrameError.
 func HTTPRequest(ctx context.Context, r *Request, base, version string) (*http.Request, error) {
+	return HTTPRequestEscaped(ctx, r, base, version, url.PathEscape)
+}
+
+// HTTPRequestEscaped is HTTPRequest with the names escaped into path segments by escape:
+// a handler that decodes its path twice (a routing gateway) gets them escaped twice.
+func HTTPRequestEscaped(ctx context.Context, r *Request, base, version string, escape func(string) string) (*http.Request, error) {
 	if r.ResourceType != ResourceDocument {
 		return nil, badRequest("the emulator serves RNTBD Document operations only, not resource type 0x%04X", r.ResourceType)
 	}
@@ -113,9 +119,9 @@ func HTTPRequest(ctx context.Context, r *Request, base, version string) (*http.R
 	if point && doc == "" {
 		return nil, badRequest("operation 0x%04X without DocumentName (0x0017)", r.OperationType)
 	}
-	path := strings.TrimSuffix(base, "/") + "/dbs/" + url.PathEscape(db) + "/colls/" + url.PathEscape(coll) + "/docs"
+	path := strings.TrimSuffix(base, "/") + "/dbs/" + escape(db) + "/colls/" + escape(coll) + "/docs"
 	if point {
-		path += "/" + url.PathEscape(doc)
+		path += "/" + escape(doc)
 	}
 	u, err := url.Parse(path)
 	if err != nil {
