@@ -61,6 +61,9 @@ func embeddedConfig(opts ...embeddedOption) emulator.Config {
 	cfg := emulator.Config{
 		Port:    0,
 		Latency: embeddedLatencies,
+		// The engine's direct mode speaks HTTP to replicas until it speaks RNTBD
+		// (issue 27): the embedded emulator keeps advertising http replica addresses.
+		ReplicaProtocol: emulator.ReplicaProtocolHTTP,
 		Databases: []emulator.DatabaseConfig{{ID: embeddedDatabase, Containers: []emulator.ContainerConfig{
 			{ID: embeddedContainer, PartitionKey: []string{"/pk"}},
 		}}},

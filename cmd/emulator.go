@@ -380,6 +380,15 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			return err
 		}
 	}
+	// The RNTBD and Gateway 2.0 listeners always use TLS: without --tls their
+	// certificate is one of their own, written where direct-mode clients can trust it.
+	direct := cert
+	if direct.path == "" {
+		if direct, err = writeDirectCertificate(srv.CertificatePEM()); err != nil {
+			return err
+		}
+		defer direct.remove()
+	}
 	st := srv.State()
 	wildcard := isWildcardHost(cfg.Host)
 	endpoint := localURL(srv.Endpoint(), wildcard)
@@ -398,7 +407,8 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	if config.JSONOutput(opts.Output) {
 		out := emulatorServingJSON{Endpoint: endpoint, AAD: cfg.AADToken != "" || cfg.AADEmulatorTokens, Regions: emulatorRegionsJSON(st.Regions),
 			Latency: latencyTableJSON(st.Latency), DataDir: stringOrNull(cfg.DataDir), EnforceThroughput: st.EnforceThroughput,
-			TLS: srv.TLS(), TLSCertificateFile: stringOrNull(cert.path), TLSCertificateSHA256: stringOrNull(cert.sha256)}
+			TLS: srv.TLS(), TLSCertificateFile: stringOrNull(cert.path), TLSCertificateSHA256: stringOrNull(cert.sha256),
+			DirectCertificateFile: stringOrNull(direct.path)}
 		if srv.UsesWellKnownKey() {
 			key := srv.Key()
 			out.Key = &key
@@ -429,6 +439,9 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 			}
 			fmt.Fprintf(io.Out, "region    %-16s %-6s %s\n", r.Name, role, r.Endpoint)
 		}
+		for _, r := range st.Regions {
+			fmt.Fprintf(io.Out, "replicas  %-16s rntbd  %s  gateway 2.0 %s\n", r.Name, localURL(r.Replicas, wildcard), localURL(r.ThinClient, wildcard))
+		}
 		if p := srv.Account().UserConsistencyPolicy; p.DefaultConsistencyLevel != "Session" {
 			fmt.Fprintf(io.Out, "consistency %s%s\n", p.DefaultConsistencyLevel, stalenessBounds(p))
 		}
@@ -444,6 +457,8 @@ func runEmulator(ctx context.Context, io *IOStreams, opts *emulatorOptions, cfg 
 	}
 	if cert.path != "" && !config.JSONOutput(opts.Output) {
 		fmt.Fprintf(io.ErrOut, "clients trust the certificate with SSL_CERT_FILE=%[1]s (Go, cosmosctl), NODE_EXTRA_CA_CERTS=%[1]s (Node.js), REQUESTS_CA_BUNDLE=%[1]s (Python)\n", cert.path)
+	} else if direct.path != "" && !config.JSONOutput(opts.Output) {
+		fmt.Fprintf(io.ErrOut, "direct mode (RNTBD) and Gateway 2.0 use TLS: clients trust the certificate with SSL_CERT_FILE=%s\n", direct.path)
 	}
 	if opts.Scenario != "" {
 		fmt.Fprintf(io.ErrOut, "scenario: %d latency setting(s), %d fault rule(s)\n", len(st.Latency), len(st.Faults))

@@ -18,12 +18,16 @@ type emulatorRegionJSON struct {
 	Region   string `json:"region"`
 	Endpoint string `json:"endpoint"`
 	Write    bool   `json:"write"`
+	// Replicas is the region's RNTBD listener (rntbd://host:port), serving every
+	// replica of the region in direct mode; ThinClient its Gateway 2.0 endpoint.
+	Replicas   string `json:"replicas,omitempty"`
+	ThinClient string `json:"thin_client,omitempty"`
 }
 
 func emulatorRegionsJSON(regions []emulator.Region) []emulatorRegionJSON {
 	out := make([]emulatorRegionJSON, len(regions))
 	for i, r := range regions {
-		out[i] = emulatorRegionJSON{Region: r.Name, Endpoint: r.Endpoint, Write: r.Write}
+		out[i] = emulatorRegionJSON{Region: r.Name, Endpoint: r.Endpoint, Write: r.Write, Replicas: r.Replicas, ThinClient: r.ThinClient}
 	}
 	return out
 }
@@ -304,6 +308,10 @@ type emulatorServingJSON struct {
 	TLS                  bool    `json:"tls"`
 	TLSCertificateFile   *string `json:"tls_certificate_file"`
 	TLSCertificateSHA256 *string `json:"tls_certificate_sha256"`
+	// DirectCertificateFile is the PEM file of the certificate the RNTBD (direct mode)
+	// and Gateway 2.0 listeners serve, which always use TLS: the https certificate with
+	// --tls, otherwise one generated at start. Clients trust it with SSL_CERT_FILE.
+	DirectCertificateFile *string `json:"direct_certificate_file"`
 }
 
 func stringOrNull(s string) *string {

@@ -260,3 +260,26 @@ func withTrustHint(err error) error {
 	}
 	return fmt.Errorf("%w: if it is `cosmosctl emulator --tls`, trust its certificate: SSL_CERT_FILE=FILE, the file its banner names (or `cosmosctl emulator cert > FILE`)", err)
 }
+
+// writeDirectCertificate writes the certificate of the RNTBD and Gateway 2.0 listeners
+// of an emulator without --tls to a temporary file, removed at stop.
+func writeDirectCertificate(pemBytes []byte) (servedCertificate, error) {
+	sum, err := emulator.CertificateFingerprint(pemBytes)
+	if err != nil {
+		return servedCertificate{}, err
+	}
+	f, err := os.CreateTemp("", "cosmosctl-emulator-direct-*.pem")
+	if err != nil {
+		return servedCertificate{}, fmt.Errorf("writing the direct-mode certificate: %v", err)
+	}
+	out := servedCertificate{path: f.Name(), sha256: sum, temporary: true}
+	_, err = f.Write(pemBytes)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		out.remove()
+		return servedCertificate{}, fmt.Errorf("writing the direct-mode certificate to %s: %v", out.path, err)
+	}
+	return out, nil
+}

@@ -361,6 +361,10 @@ THE ACCOUNT
                                  # container's ranges (default: as the client asks)
   replicas = 4                   # replicas per region x range, one primary (1-16)
   gateway_cache_ttl = "30s"      # how long plain //addresses/ requests see a stale set
+  replica_protocol = "rntbd"     # what //addresses/ advertises: rntbd (the default:
+                                 # rntbd:// on each region's TLS RNTBD listener) or
+                                 # http (legacy: http replica addresses on the
+                                 # regional port, for clients without RNTBD)
   seed = 42                      # reproducible latencies and probabilities (0: random)
   data_dir = "/var/tmp/rehearsal"  # persist data here (default: in memory)
   aad_token = "test-token"       # accept this string as an Azure AD token, to test

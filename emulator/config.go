@@ -57,6 +57,11 @@ type Config struct {
 	// addresses requests without x-ms-force-refresh with a replica set that has
 	// changed (default 30s).
 	GatewayCacheTTL faults.Duration `toml:"gateway_cache_ttl"`
+	// ReplicaProtocol is what the addresses feed advertises: "rntbd" (the default, as
+	// the service: rntbd://host:port/apps/… on the region's RNTBD listener, rntbd.go) or
+	// "http" (legacy: the same replica paths on the region's HTTP port, for clients
+	// that cannot speak RNTBD yet). Both are served either way; only the feed differs.
+	ReplicaProtocol string `toml:"replica_protocol"`
 	// ReplicaMoves are replica moves whose After counts from emulator start.
 	ReplicaMoves []ReplicaMove `toml:"replica_move"`
 	// EnforceThroughput throttles item operations by their container's provisioned
@@ -183,6 +188,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Host == "" {
 		c.Host = DefaultHost
+	}
+	switch c.ReplicaProtocol {
+	case "":
+		c.ReplicaProtocol = ReplicaProtocolRNTBD
+	case ReplicaProtocolRNTBD, ReplicaProtocolHTTP:
+	default:
+		return c, fmt.Errorf("replica_protocol %q: use %q (the default) or %q", c.ReplicaProtocol, ReplicaProtocolRNTBD, ReplicaProtocolHTTP)
 	}
 	if c.Ranges == 0 {
 		c.Ranges = DefaultRanges

@@ -248,6 +248,9 @@ func (s *Server) dropRefusedConnections() {
 		}
 		if s.faults.Refusing(ep.name) {
 			ep.listener.dropAll(nil)
+			if ep.rntbd != nil {
+				ep.rntbd.CloseConnections()
+			}
 		}
 	}
 }

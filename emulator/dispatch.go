@@ -44,7 +44,13 @@ func (s *Server) dispatch(req *request) {
 }
 
 func (s *Server) serveAccount(req *request) {
-	body, _ := json.Marshal(s.Account())
+	var body []byte
+	if req.r.Header.Get(HeaderUseThinClient) != "" {
+		// Gateway 2.0 discovery (thinclient.go).
+		body, _ = json.Marshal(s.thinClientAccount())
+	} else {
+		body, _ = json.Marshal(s.Account())
+	}
 	s.writeJSON(req, http.StatusOK, body, 0)
 }
 

@@ -160,7 +160,7 @@ func TestGateway401ShowsTheLinkItSigned(t *testing.T) {
 // Direct mode reaches a replica without a gateway: its path is decoded once, so every
 // id the gateway reads differently is served there by the id as sent.
 func TestReplicaAddressesKeepIdsTheGatewayReadsDifferently(t *testing.T) {
-	s := startTest(t, func(c *Config) { c.Ranges = 1 })
+	s := startTest(t, httpReplicas, func(c *Config) { c.Ranges = 1 })
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	addrs := fetchAddresses(t, c, east, "", false)

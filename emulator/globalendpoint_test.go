@@ -14,7 +14,7 @@ import (
 // TestGlobalEndpointManagerEmulator expects the account to list https://127.0.0.1:8081/
 // for "South Central US", read and write, with consistency Strong.
 func TestOneRegionServedOnTheGlobalEndpoint(t *testing.T) {
-	s := startTest(t, func(c *Config) {
+	s := startTest(t, httpReplicas, func(c *Config) {
 		c.Regions = []RegionConfig{{Name: "South Central US", GlobalEndpoint: true}}
 		c.Consistency = "strong"
 	})

@@ -84,6 +84,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// refuse the URL before anything else sees it.
 	req.resPath = r.URL.EscapedPath()
 	if addr, rest, ok := splitReplicaAddress(req.resPath); ok {
+		if r.Context().Value(viaRNTBD{}) == nil {
+			h.s.replicaHTTP.Add(1)
+		}
 		req.addr, req.resPath = addr, rest
 		req.segs = cosmos.PathSegments(req.resPath)
 	} else if segs := cosmos.PathSegments(req.resPath); len(segs) > 0 && segs[0] == cosmos.TypeEmulator {

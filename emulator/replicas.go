@@ -223,7 +223,11 @@ func (s *Server) newReplicaLocked(set *replicaSet, index int) *replica {
 	if index == 0 {
 		role = "p"
 	}
-	r.address = s.regions[set.key.region].url + "/apps/" + url.PathEscape(s.cfg.Account) +
+	base := s.regions[set.key.region].url
+	if s.cfg.ReplicaProtocol == ReplicaProtocolRNTBD {
+		base = s.regions[set.key.region].rntbdURL
+	}
+	r.address = base + "/apps/" + url.PathEscape(s.cfg.Account) +
 		"/services/" + url.PathEscape(strings.ReplaceAll(set.key.collRID, "/", "-")) +
 		"/partitions/" + url.PathEscape(set.key.rangeID) +
 		"/replicas/" + strconv.FormatInt(r.id, 10) + role + "/"
@@ -494,7 +498,10 @@ func (s *Server) serveAddresses(req *request) {
 	ttl := time.Duration(s.cfg.GatewayCacheTTL)
 	feed := cosmos.AddressFeed{Addresses: []cosmos.Address{}}
 	protocol := "http"
-	if s.TLS() {
+	switch {
+	case s.cfg.ReplicaProtocol == ReplicaProtocolRNTBD:
+		protocol = ReplicaProtocolRNTBD
+	case s.TLS():
 		protocol = "https"
 	}
 	s.reps.mu.Lock()

@@ -101,10 +101,15 @@ func replicaByAddress(t *testing.T, s *Server, address string) ReplicaInfo {
 	return ReplicaInfo{}
 }
 
+// httpReplicas keeps the legacy address feed (http replica addresses on the regional
+// port): these tests check replica semantics over HTTP; rntbd_test.go checks them over
+// RNTBD.
+func httpReplicas(c *Config) { c.ReplicaProtocol = ReplicaProtocolHTTP }
+
 var addressPattern = regexp.MustCompile(`^http://127\.0\.0\.1:\d+/apps/cosmosctl-emulator/services/[A-Za-z0-9+=-]+/partitions/\d+/replicas/\d+[ps]/$`)
 
 func TestAddressesFeedHasTheWireShape(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	dbRID, collRID := collRIDs(t, c, east)
@@ -206,7 +211,7 @@ func TestAddressesFeedHasTheWireShape(t *testing.T) {
 }
 
 func TestReplicaAddressServesItemsAndCountsRequests(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -277,7 +282,7 @@ func sc(t testing.TB) func(*cosmos.Response, error) (int, int) {
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestReplicaOfAnotherRangeAnswersPartitionKeyRangeGone(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -308,7 +313,7 @@ func TestReplicaOfAnotherRangeAnswersPartitionKeyRangeGone(t *testing.T) {
 }
 
 func TestReplicaScopedFaultRuleFiresOnlyForThatReplica(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -338,7 +343,7 @@ func TestReplicaScopedFaultRuleFiresOnlyForThatReplica(t *testing.T) {
 
 func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
-	s := startWithClock(t, clk, nil)
+	s := startWithClock(t, clk, httpReplicas)
 	c := newTestClientAt(t, s.Key(), clk)
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -410,7 +415,7 @@ func TestReplicaMoveGoneThenGatewayRefreshes(t *testing.T) {
 }
 
 func TestReplicaMoveHangAndRefuse(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")
@@ -447,7 +452,7 @@ func TestReplicaMoveHangAndRefuse(t *testing.T) {
 
 func TestReplicaMovesOfTheSameIndexChain(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
-	s := startWithClock(t, clk, func(c *Config) { c.GatewayCacheTTL = faults.Duration(time.Second) })
+	s := startWithClock(t, clk, func(c *Config) { httpReplicas(c); c.GatewayCacheTTL = faults.Duration(time.Second) })
 	first, err := s.MoveReplica(ReplicaMove{Region: "East US", Database: "db", Container: "items", Primary: true, After: faults.Duration(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
@@ -482,7 +487,7 @@ func TestReplicaMovesOfTheSameIndexChain(t *testing.T) {
 }
 
 func TestReplicasListing(t *testing.T) {
-	s := startTest(t, func(c *Config) { c.Ranges = 2; c.Replicas = 3 })
+	s := startTest(t, httpReplicas, func(c *Config) { c.Ranges = 2; c.Replicas = 3 })
 	sets := s.Replicas()
 	if len(sets) != 3*2 {
 		t.Fatalf("%d sets, want 3 regions × 2 ranges", len(sets))
@@ -532,7 +537,7 @@ func TestReplicasListing(t *testing.T) {
 }
 
 func TestReplicaMoveControlAPIValidatesAndRequiresTheKey(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	ctl, _ := NewControlClient(s.Endpoint(), s.Key())
 	ok := ReplicaMove{Region: "East US", Database: "db", Container: "items"}
 	for _, tc := range []struct {
@@ -627,6 +632,7 @@ status = 503
 		t.Fatal(err)
 	}
 	clk := clock.NewFake(time.Unix(1_800_000_000, 0))
+	httpReplicas(&cfg)
 	s, err := Start(cfg, Options{Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -686,7 +692,7 @@ status = 503
 }
 
 func TestReplicaOfARecreatedContainerAnswersNameCacheIsStale(t *testing.T) {
-	s := startTest(t)
+	s := startTest(t, httpReplicas)
 	c := newTestClient(t, s.Key())
 	east := regionURL(t, s, "East US")
 	rng := createIn(t, c, s.Endpoint(), "1", "a")

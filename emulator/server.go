@@ -18,6 +18,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
+	"github.com/cosmosctl/cosmosctl/emulator/rntbdserver"
 )
 
 // Server is a running emulated account.
@@ -57,6 +58,11 @@ type Server struct {
 	// serve; both nil for plain http (tls.go).
 	tls     *tls.Config
 	certPEM []byte
+	// rntbdTLS is the RNTBD listeners' TLS, and rntbdCertPEM its certificate when it is
+	// not the https one (rntbd.go); replicaHTTP counts HTTP requests to replica paths.
+	rntbdTLS     *tls.Config
+	rntbdCertPEM []byte
+	replicaHTTP  atomic.Int64
 	// reshape holds the scenario's splits and merges still to come (reshape.go).
 	reshape reshapes
 }
@@ -72,6 +78,16 @@ type endpoint struct {
 	url      string
 	listener *faultListener
 	http     *http.Server
+	// rntbd serves the region's replicas over RNTBD on rntbdListener, at rntbdURL
+	// (rntbd://host:port); nil on the global endpoint unless it serves the region.
+	rntbd         *rntbdserver.Server
+	rntbdListener *faultListener
+	rntbdURL      string
+	// thin serves the region's Gateway 2.0 endpoint on thinListener, at thinURL
+	// (https://host:port, thinclient.go).
+	thin         *http.Server
+	thinListener *faultListener
+	thinURL      string
 }
 
 // Region describes one region of a running emulator.
@@ -79,6 +95,11 @@ type Region struct {
 	Name     string `json:"name"`
 	Endpoint string `json:"endpoint"`
 	Write    bool   `json:"write"`
+	// Replicas is the region's RNTBD listener (rntbd://host:port), where every replica
+	// of the region is served (rntbd.go).
+	Replicas string `json:"replicas,omitempty"`
+	// ThinClient is the region's Gateway 2.0 endpoint (https://host:port/).
+	ThinClient string `json:"thin_client,omitempty"`
 }
 
 // ListenError is Start's error when an endpoint cannot listen on its port. Its message
@@ -197,6 +218,10 @@ func Start(cfg Config, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := s.rntbdTLSConfig(); err != nil {
+		s.closeDisk()
+		return nil, err
+	}
 	order := make([]int, len(cfg.Regions))
 	for i := range order {
 		order[i] = i
@@ -211,6 +236,12 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	if err := s.prepareReplicas(); err != nil {
 		for _, ep := range s.endpoints() {
 			ep.listener.Close() // not serving yet, so Shutdown would not close it
+		}
+		for _, ep := range s.regionEndpoints() {
+			ep.rntbdListener.Close()
+			ep.rntbd = nil
+			ep.thinListener.Close()
+			ep.thin = nil
 		}
 		s.Close()
 		return nil, fmt.Errorf("scenario: %v", err)
@@ -227,6 +258,18 @@ func Start(cfg Config, opts Options) (*Server, error) {
 				s.logger.Printf("the %s endpoint stopped serving: %v", ep.name, err)
 			}
 		}(ep)
+	}
+	for _, ep := range s.regionEndpoints() {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveRNTBD(ep)
+		}()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveThinClient(ep)
+		}()
 	}
 	return s, nil
 }
@@ -282,6 +325,14 @@ func (s *Server) listen() error {
 		}
 		s.regions = append(s.regions, ep)
 	}
+	for _, ep := range s.regionEndpoints() {
+		if err := s.bindRNTBD(ep); err != nil {
+			return err
+		}
+		if err := s.bindThinClient(ep); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -298,6 +349,28 @@ func (s *Server) Close() error {
 		defer cancel()
 		eps := s.endpoints()
 		var shut sync.WaitGroup
+		for _, ep := range s.regionEndpoints() {
+			if ep.rntbd == nil {
+				if ep.rntbdListener != nil {
+					ep.rntbdListener.Close()
+				}
+				continue
+			}
+			shut.Add(1)
+			go func() {
+				defer shut.Done()
+				ep.rntbd.Close()
+			}()
+			if ep.thin != nil {
+				shut.Add(1)
+				go func() {
+					defer shut.Done()
+					if e := ep.thin.Shutdown(ctx); e != nil {
+						ep.thin.Close()
+					}
+				}()
+			}
+		}
 		for _, ep := range eps {
 			shut.Add(1)
 			go func() {
@@ -368,7 +441,7 @@ func (s *Server) Regions() []Region {
 	order := *s.order.Load()
 	out := make([]Region, 0, len(order))
 	for _, i := range order {
-		out = append(out, Region{Name: s.regions[i].name, Endpoint: s.regions[i].url, Write: s.writable(i)})
+		out = append(out, Region{Name: s.regions[i].name, Endpoint: s.regions[i].url, Write: s.writable(i), Replicas: s.regions[i].rntbdURL, ThinClient: s.regions[i].thinURL + "/"})
 	}
 	return out
 }

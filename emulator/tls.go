@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -164,7 +163,3 @@ func (s *Server) serveCertificate(req *request) {
 
 // TLS reports whether the emulator serves https.
 func (s *Server) TLS() bool { return s.certPEM != nil }
-
-// CertificatePEM is the certificate the emulator serves https with (PEM), nil when it
-// serves plain http.
-func (s *Server) CertificatePEM() []byte { return bytes.Clone(s.certPEM) }

@@ -13,10 +13,12 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// directClient starts an emulator and a direct-mode engine client over real HTTP.
+// directClient starts an emulator and a direct-mode engine client over real HTTP. The
+// emulator advertises its legacy http replica addresses (ReplicaProtocol "http") until
+// the engine speaks RNTBD (issue 27).
 func directClient(t *testing.T, noHealth bool) (*emulator.Server, *Client) {
 	t.Helper()
-	srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
+	srv, err := emulator.Start(emulator.Config{ReplicaProtocol: emulator.ReplicaProtocolHTTP, Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,9 @@ const AccountKey = "dGVzdC1hY2NvdW50LWtleS1ub3QtYS1yZWFsLW9uZS0wMTIzNDU2Nzg5YWJj
 func Account(t *testing.T, mutate ...func(*emulator.Config)) *emulator.Server {
 	t.Helper()
 	cfg := emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}}}}}
+	// Direct mode in the engine speaks HTTP to replicas until it speaks RNTBD (issue
+	// 27): keep the emulator's legacy http replica addresses until then.
+	cfg.ReplicaProtocol = emulator.ReplicaProtocolHTTP
 	for _, m := range mutate {
 		m(&cfg)
 	}
