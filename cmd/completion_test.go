@@ -124,7 +124,7 @@ func TestEnumFlagCompletion(t *testing.T) {
 		{[]string{"create", "--write-retries", ""}, []string{"off", "retries", "tracking-id"}},
 		{[]string{"patch", "--write-retries", ""}, []string{"off", "retries"}},
 		{[]string{"import", "x.ndjson", "--mode", ""}, []string{"create", "upsert"}},
-		{[]string{"read", "--connection-mode", ""}, []string{"gateway", "direct"}},
+		{[]string{"read", "--connection-mode", ""}, []string{"gateway", "direct", "gateway2"}},
 		{[]string{"hedge-test", "--scenario", ""}, emulator.BuiltinScenarioNames()},
 		{[]string{"hedge-test", "--scenario", "th"}, []string{"throttle"}},
 		{[]string{"emulator", "fault", "add", "--effect", ""}, []string{"delay", "status", "hang", "refuse", "drop-response"}},

@@ -168,7 +168,12 @@ func (f *connFlags) connect(ctx context.Context, io *IOStreams, s config.Setting
 			return nil, err
 		}
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent()}
+	tlsConfig, err := connectionTLS(s, sess)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, UserAgent: userAgent(), TLSConfig: tlsConfig}
 	if sess.shared != nil && sess.shared.attached() {
 		tr.HTTP = sess.shared.client(tr.HTTP)
 	}

@@ -61,9 +61,6 @@ func embeddedConfig(opts ...embeddedOption) emulator.Config {
 	cfg := emulator.Config{
 		Port:    0,
 		Latency: embeddedLatencies,
-		// The engine's direct mode speaks HTTP to replicas until it speaks RNTBD
-		// (issue 27): the embedded emulator keeps advertising http replica addresses.
-		ReplicaProtocol: emulator.ReplicaProtocolHTTP,
 		Databases: []emulator.DatabaseConfig{{ID: embeddedDatabase, Containers: []emulator.ContainerConfig{
 			{ID: embeddedContainer, PartitionKey: []string{"/pk"}},
 		}}},
@@ -153,7 +150,7 @@ func embeddedClient(srv *emulator.Server, s config.Settings) (client *engine.Cli
 	if err != nil {
 		return nil, nil, fmt.Errorf("the key of the embedded emulator: %v", err)
 	}
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: userAgent()}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: mk, UserAgent: userAgent(), TLSConfig: srv.ClientTLSConfig()}
 	hs, err := health.New(health.Config{}, clock.Real{})
 	if err != nil {
 		return nil, nil, err

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,10 +79,13 @@ type servingRecord struct {
 	Endpoint string            `json:"endpoint"`
 	Regions  []emulator.Region `json:"regions"`
 	// Key is there only when it is the well-known emulator key, which is public.
-	Key       string    `json:"key,omitempty"`
-	DataDir   string    `json:"data_dir"`
-	StartedAt time.Time `json:"started_at"`
-	Version   string    `json:"version"`
+	Key string `json:"key,omitempty"`
+	// Certificate is the server's certificate (PEM, no key), which its RNTBD replicas
+	// and Gateway 2.0 endpoints present: a process attached to it trusts it for those.
+	Certificate string    `json:"certificate,omitempty"`
+	DataDir     string    `json:"data_dir"`
+	StartedAt   time.Time `json:"started_at"`
+	Version     string    `json:"version"`
 	// Stopped is set by the server as it stops, still holding the data: the ports stay
 	// on record for the next server, and a request it lost on the way was not applied.
 	Stopped bool `json:"stopped,omitempty"`
@@ -92,7 +97,8 @@ func servingRecordPath(dir string) string { return filepath.Join(dir, servingRec
 // and regions are as a client on this machine reaches them.
 func newServingRecord(srv *emulator.Server, dir, command string, embedded bool, endpoint string, regions []emulator.Region) servingRecord {
 	rec := servingRecord{Format: servingRecordFormat, PID: os.Getpid(), Command: command, Embedded: embedded,
-		Endpoint: endpoint, Regions: regions, DataDir: dir, StartedAt: time.Now().UTC(), Version: thisBuild().Version}
+		Endpoint: endpoint, Regions: regions, DataDir: dir, StartedAt: time.Now().UTC(), Version: thisBuild().Version,
+		Certificate: string(srv.CertificatePEM())}
 	if srv.UsesWellKnownKey() {
 		rec.Key = srv.Key()
 	}
@@ -373,7 +379,24 @@ func (d *embeddedData) attached() bool {
 }
 
 func (d *embeddedData) endpoint() string { return d.rec.Endpoint }
-func (d *embeddedData) key() string      { return d.rec.Key }
+
+// clientTLS trusts the certificate of the server of the data: this process's, or the
+// one on record of the process attached to. A server that takes the data over later
+// has a certificate of its own, which this session does not trust: its direct-mode
+// connections fail, and the next command trusts the new one.
+func (d *embeddedData) clientTLS() *tls.Config {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.srv != nil {
+		return d.srv.ClientTLSConfig()
+	}
+	pool := x509.NewCertPool()
+	if d.rec.Certificate == "" || !pool.AppendCertsFromPEM([]byte(d.rec.Certificate)) {
+		return nil
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+func (d *embeddedData) key() string { return d.rec.Key }
 
 // Close stops serving the data if this process does, recording that first.
 func (d *embeddedData) Close() {

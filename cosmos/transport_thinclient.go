@@ -21,8 +21,13 @@ import (
 // at 8c53d3595): the REST request, signed as ever, becomes an RNTBD request frame in
 // the proxy's form (no replica path or transport request id; the account name, the
 // container's rid and the item's effective partition key instead), and travels as the
-// body of an HTTP/2 POST to the proxy's endpoint itself — no resource path, and of the
-// outer headers only the user agent (x-ms-user-agent) and the activity id. The answer's
+// body of an HTTP/2 POST to the proxy's endpoint itself — no resource path; the outer
+// headers are the user agent (x-ms-user-agent) and the activity id, which
+// PrepareRequestForProxyAsync sets after clearing the rest, and the HTTP client's
+// defaults, which it keeps (CosmosHttpClientCore.CreateHttpClient: Cache-Control
+// no-cache, x-ms-version, x-ms-cosmos-sdk-supportedcapabilities, Accept JSON; the
+// Rust driver also sends x-ms-version: "the proxy requires x-ms-version to dispatch
+// the request", gateway_v2_dispatch.rs). The answer's
 // body is an RNTBD response frame whose status must be the HTTP status (.NET fails the
 // request otherwise); its session token is prefixed with its range id, as over RNTBD.
 
@@ -30,7 +35,11 @@ import (
 // (.NET ThinClientConstants.UserAgent).
 const HeaderThinClientUserAgent = "x-ms-user-agent"
 
-var keyThinClientUserAgent = http.CanonicalHeaderKey(HeaderThinClientUserAgent)
+var (
+	keyThinClientUserAgent = http.CanonicalHeaderKey(HeaderThinClientUserAgent)
+	keyCacheControl        = http.CanonicalHeaderKey("cache-control")
+	keyAccept              = http.CanonicalHeaderKey("accept")
+)
 
 // thinClientHTTP returns the transport's HTTP/2 client for Gateway 2.0 proxies, made
 // on first use: HTTP/2 over TLS only (the proxies serve nothing else), with the
@@ -104,7 +113,13 @@ func (t *Transport) doThinClient(ctx context.Context, endpoint string, req *Requ
 	if err != nil {
 		return nil, fmt.Errorf("the Gateway 2.0 endpoint %q is not a URL: %v", endpoint, unwrapURLError(err))
 	}
-	hreq.Header = http.Header{keyActivityID: {activity}}
+	hreq.Header = http.Header{
+		keyActivityID:   {activity},
+		keyVersion:      {first(h, keyVersion)},
+		keyCapabilities: {first(h, keyCapabilities)},
+		keyCacheControl: {"no-cache"},
+		keyAccept:       {"application/json"},
+	}
 	if ua := first(h, keyUserAgent); ua != "" {
 		hreq.Header[keyThinClientUserAgent] = []string{ua}
 		hreq.Header[keyUserAgent] = []string{ua}

@@ -13,24 +13,24 @@ import (
 	"github.com/cosmosctl/cosmosctl/emulator/faults"
 )
 
-// directClient starts an emulator and a direct-mode engine client over real HTTP. The
-// emulator advertises its legacy http replica addresses (ReplicaProtocol "http") until
-// the engine speaks RNTBD (issue 27).
+// directClient starts an emulator and a direct-mode engine client: metadata over HTTP
+// to the gateway, point operations over RNTBD/TLS to the replicas, trusting the
+// emulator's certificate.
 func directClient(t *testing.T, noHealth bool) (*emulator.Server, *Client) {
 	t.Helper()
-	srv, err := emulator.Start(emulator.Config{ReplicaProtocol: emulator.ReplicaProtocolHTTP, Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
+	srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cred, _ := cosmos.NewMasterKey(srv.Key())
-	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred}
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, TLSConfig: srv.ClientTLSConfig()}
 	c, err := New(Options{Endpoint: srv.Endpoint(), Transport: tr, Direct: true, NoReplicaHealth: noHealth})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		c.Close()
-		tr.HTTP.CloseIdleConnections()
+		tr.CloseIdleConnections()
 		srv.Close()
 	})
 	if _, err := c.Execute(context.Background(), Operation{Kind: OpCreate, Database: "db", Container: "c", Body: []byte(`{"id":"1","pk":"a"}`)}); err != nil {

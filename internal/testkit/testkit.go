@@ -32,9 +32,6 @@ const AccountKey = "dGVzdC1hY2NvdW50LWtleS1ub3QtYS1yZWFsLW9uZS0wMTIzNDU2Nzg5YWJj
 func Account(t *testing.T, mutate ...func(*emulator.Config)) *emulator.Server {
 	t.Helper()
 	cfg := emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "app", Containers: []emulator.ContainerConfig{{ID: "items", PartitionKey: []string{"/pk"}}}}}}
-	// Direct mode in the engine speaks HTTP to replicas until it speaks RNTBD (issue
-	// 27): keep the emulator's legacy http replica addresses until then.
-	cfg.ReplicaProtocol = emulator.ReplicaProtocolHTTP
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -48,6 +45,7 @@ func Account(t *testing.T, mutate ...func(*emulator.Config)) *emulator.Server {
 	t.Setenv("COSMOSCTL_KEY", srv.Key())
 	t.Setenv("COSMOSCTL_DATABASE", "app")
 	t.Setenv("COSMOSCTL_CONTAINER", "items")
+	TrustEmulator(t, srv)
 	return srv
 }
 
@@ -175,4 +173,17 @@ func FreePorts(t testing.TB, n int) int {
 	}
 	t.Fatalf("no %d consecutive free ports found in 100 tries", n)
 	return 0
+}
+
+// TrustEmulator writes srv's certificate (its RNTBD replicas' and Gateway 2.0
+// endpoints', and its HTTPS endpoints' when it serves TLS) to a file of the test's and
+// points SSL_CERT_FILE at it, as the emulator's banner tells a user to: cosmosctl reads
+// the file for its direct-mode and gateway2 connections at each command.
+func TrustEmulator(t *testing.T, srv *emulator.Server) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "emulator.pem")
+	if err := os.WriteFile(path, srv.CertificatePEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", path)
 }
