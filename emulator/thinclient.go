@@ -42,12 +42,17 @@ import (
 //     endpoint plus the resource path (gateway_v2_dispatch.rs wrap: url =
 //     request.url, e.g. https://account-thin…:444/dbs/db1/colls/coll1/docs/doc1).
 //     x-ms-version is required ("The proxy requires x-ms-version to dispatch the
-//     request", Rust gateway_v2_dispatch.rs; 400 here, the proxy's status unknown). Headers x-ms-thinclient-proxy-operation-type and
-//     x-ms-thinclient-proxy-resource-type name the operation: PascalCase names, "Read",
-//     "Document" (.NET ToOperationTypeString/ToResourceTypeString; Rust
-//     proxy_operation_type_name "so the proxy can dispatch the request"). The Rust spec
-//     §5.4 table says "numeric", which its code does not do; the emulator takes either
-//     and checks it against the frame.
+//     request", Rust gateway_v2_dispatch.rs; 400 here, the proxy's status unknown; .NET
+//     sends it among its HttpClient's default headers, CosmosHttpClientCore). Headers
+//     x-ms-thinclient-proxy-operation-type and x-ms-thinclient-proxy-resource-type may
+//     name the operation: PascalCase names, "Read", "Document" (Rust
+//     proxy_operation_type_name "so the proxy can dispatch the request"). They are
+//     optional: .NET reads them only to build the frame and clears every header before
+//     the POST (ThinClientStoreClient.PrepareRequestForProxyAsync at 8c53d3595:
+//     Headers.Clear(), then only x-ms-user-agent and x-ms-activity-id), and the service
+//     serves .NET, whose Gateway 2.0 is on by default. When present they must match the
+//     frame; the Rust spec §5.4 table says "numeric", which its code does not do, so the
+//     emulator takes either.
 //     The frame must carry GlobalDatabaseAccountName (0x00CE), the proxy's tenant key
 //     (GATEWAY_V2_SPEC.md §5.4 "Tenant identification"), and must not carry
 //     TransportRequestID (0x004D) or ReplicaPath (0x0013) (Java
@@ -223,11 +228,11 @@ func (s *Server) checkProxyFrame(r *http.Request, req *rntbdserver.Request) stri
 	}
 	opHeader := strings.TrimSpace(r.Header.Get(HeaderThinClientOperation))
 	names, known := thinClientOps[req.OperationType]
-	if opHeader == "" || (known && !strings.EqualFold(opHeader, names[0]) && opHeader != names[1]) {
+	if opHeader != "" && known && !strings.EqualFold(opHeader, names[0]) && opHeader != names[1] {
 		return HeaderThinClientOperation + " " + strconv.Quote(opHeader) + " does not name the frame's operation type " + strconv.Itoa(int(req.OperationType))
 	}
 	resHeader := strings.TrimSpace(r.Header.Get(HeaderThinClientResourceType))
-	if resHeader == "" || (req.ResourceType == rntbdserver.ResourceDocument && !strings.EqualFold(resHeader, "Document") && resHeader != "3") {
+	if resHeader != "" && req.ResourceType == rntbdserver.ResourceDocument && !strings.EqualFold(resHeader, "Document") && resHeader != "3" {
 		return HeaderThinClientResourceType + " " + strconv.Quote(resHeader) + " does not name the frame's resource type " + strconv.Itoa(int(req.ResourceType))
 	}
 	return ""

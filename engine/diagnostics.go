@@ -111,7 +111,8 @@ type Diagnostics struct {
 	// HealthOrder is the order the regions were used in when region health moved an
 	// unavailable one last; empty when it changed nothing (see Notes for why).
 	HealthOrder []string `json:"health_order,omitempty"`
-	// ConnectionMode is "gateway", or "direct" when the client routes to replicas.
+	// ConnectionMode is "gateway", "direct" when the client routes to replicas, or
+	// "gateway2" when it sends point operations to the Gateway 2.0 proxies.
 	ConnectionMode string `json:"connection_mode"`
 	// HedgeConfig describes the availability strategy ("off" until hedging is enabled).
 	HedgeConfig      string        `json:"hedge_config"`

@@ -34,6 +34,9 @@ func (c *Client) Execute(ctx context.Context, op Operation) (*Result, error) {
 			rec.note("direct mode: change feed reads go through the gateway (cosmosctl sends only point operations to replicas)")
 		}
 	}
+	if c.opts.ThinClient {
+		rec.d.ConnectionMode = "gateway2"
+	}
 	rec.d.RangeID = op.RangeID
 	res := &Result{}
 	// settled: nothing records into rec any more (no hedged arm still running), so

@@ -29,10 +29,13 @@ func WriteDiagnostics(w io.Writer, d *engine.Diagnostics, st Styles) error {
 	head := &labelled{st: st, width: st.Width}
 	head.add("operation", describeOperation(d))
 	head.add("hedging", orDefault(d.HedgeConfig, "off"))
-	if d.ConnectionMode == "direct" {
+	switch d.ConnectionMode {
+	case "direct":
 		// Gateway mode is the default and says nothing new; direct mode changes where
-		// every attempt goes (and works against cosmosctl's emulator only).
+		// every attempt goes.
 		head.add("connection mode", "direct (to the replicas)")
+	case "gateway2":
+		head.add("connection mode", "gateway2 (point operations to the Gateway 2.0 proxies)")
 	}
 	head.add("effective regions", list(d.EffectiveRegions, sym.arrow))
 	if len(d.HealthOrder) > 0 {
