@@ -44,7 +44,7 @@ directory (` + "`cosmosctl config path`" + ` prints it):
   attempt_timeout = "2s"                     # cap on each attempt's own timeout
   health_memory = true                       # false: remember no region health
   output = "table"                           # table | json
-  connection_mode = "gateway"                # gateway | direct (replicas; cosmosctl's emulator only)
+  connection_mode = "gateway"                # gateway | direct (replicas over RNTBD) | gateway2
 
   [profiles.prod.hedging]
   mode = "threshold"                         # threshold | adaptive | off
@@ -506,7 +506,7 @@ KEY is one of:
   database, container,
   preferred_regions, exclude_regions (comma-separated), e2e_timeout (e.g. 5s),
   attempt_timeout (e.g. 2s), health_memory (on|off),
-  connection_mode (gateway|direct; direct: cosmosctl's emulator only),
+  connection_mode (gateway|direct|gateway2),
   output (table|json), hedging.mode (threshold|adaptive|off), hedging.threshold,
   hedging.step, hedging.max_regions, hedging.budget (e.g. 10%),
   write_retries.policy (off|retries|tracking-id), default_profile.

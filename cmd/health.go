@@ -48,8 +48,7 @@ REGION HEALTH
   Answers that say nothing about the region are not failures: throttling (429),
   449, 404/1002 and 410/1000, 1002, 1007, 1008 (the partition moved: routing is
   refreshed), and in direct mode a replica's 410 (that is the replica's health,
-  kept by the address cache). Direct mode works against cosmosctl's emulator only:
-  real replicas speak RNTBD, not HTTP. An attempt cancelled because another
+  kept by the address cache). An attempt cancelled because another
   region answered first says nothing either. A final answer (2xx, 404/0, 409, 412 …)
   is a success.
 

@@ -95,10 +95,12 @@ The account
                                  never refreshed [--aad-token-file; aad_token_file]
   COSMOSCTL_DATABASE             database [--database; database]
   COSMOSCTL_CONTAINER            container [--container; container]
-  COSMOSCTL_CONNECTION_MODE      gateway (default) or direct: to the replicas through
-                                 the address cache [--connection-mode; connection_mode].
-                                 Direct works against cosmosctl's emulator only: real
-                                 replicas speak RNTBD, not HTTP
+  COSMOSCTL_CONNECTION_MODE      gateway (default); direct: point operations to the
+                                 replicas over RNTBD/TLS through the address cache
+                                 (not on Strong or Bounded Staleness accounts); or
+                                 gateway2: point operations through the account's
+                                 Gateway 2.0 proxies [--connection-mode; connection_mode].
+                                 Both are untested against a real account
 
 Regions, timeouts and retries
   COSMOSCTL_PREFERRED_REGIONS    regions in the order to use them, comma-separated
@@ -279,8 +281,8 @@ EVERY SETTING
   health_memory = true         # false: remember no region health or learned
                                # latencies between commands (cosmosctl help health)
   output = "table"             # table | json | ndjson (query: one item a line)
-  connection_mode = "gateway"  # gateway | direct (to the replicas; cosmosctl's
-                               # emulator only: real replicas speak RNTBD)
+  connection_mode = "gateway"  # gateway | direct (to the replicas over RNTBD)
+                               # | gateway2 (through the Gateway 2.0 proxies)
 
   [profiles.prod.hedging]      # off unless a mode or a threshold is set
   mode = "threshold"           # off | threshold | adaptive

@@ -33,8 +33,8 @@ locate says "not reported" (null in -o json).
 
 With --connection-mode direct locate also lists the range's replicas in every
 read region, from the address cache, with each replica's recorded health and the
-region's health (cosmosctl help health). Direct mode works against cosmosctl's
-emulator only: a real account's replicas speak RNTBD, which cosmosctl does not.
+region's health (cosmosctl help health). The addresses are the gateway's
+rntbd:// replica addresses, as the SDKs' direct mode uses them.
 
 The ranges are read like a query reads them, from the effective read regions in
 turn, so that a region that is down or hangs does not stop the answer;
