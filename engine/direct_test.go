@@ -158,6 +158,12 @@ func replicaMoveWindow(t *testing.T, noHealth bool) (afterFirst410, reads int, p
 	if firstGone < 0 {
 		t.Fatalf("no read met the moved replica in %d reads", len(lat))
 	}
+	if n := srv.ReplicaHTTPRequests(); n != 0 {
+		t.Fatalf("%d HTTP requests reached a replica: the move must be met over RNTBD", n)
+	}
+	if tr := first.Diagnostics.Attempts[0].Transport; tr != "rntbd" {
+		t.Fatalf("transport %q, want rntbd", tr)
+	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	return int(requestsTo(move.OldReplica) - firstGone), len(lat), lat[len(lat)*99/100]
 }
