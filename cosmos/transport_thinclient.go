@@ -174,4 +174,3 @@ func isPrintable(s string) bool {
 	}
 	return true
 }
-
