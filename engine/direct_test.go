@@ -234,3 +234,73 @@ func TestDirectModeFollowsAMergeAndASplit(t *testing.T) {
 	}
 	check("after the split")
 }
+
+// A replica that stops answering over RNTBD (the move's "hang": its frames are read and
+// never answered, the connection's other frames still are) costs one read one attempt
+// timeout: that attempt times out, the replica is marked unhealthy, and the read is
+// answered by another replica of the region; no later read is sent to it.
+func TestAHungReplicaCostsOneAttemptTimeoutOverRNTBD(t *testing.T) {
+	srv, err := emulator.Start(emulator.Config{Databases: []emulator.DatabaseConfig{{ID: "db", Containers: []emulator.ContainerConfig{{ID: "c", PartitionKey: []string{"/pk"}}}}}}, emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cred, _ := cosmos.NewMasterKey(srv.Key())
+	tr := &cosmos.Transport{HTTP: cosmos.NewHTTPClient(), Credential: cred, TLSConfig: srv.ClientTLSConfig()}
+	defer tr.CloseIdleConnections()
+	timeouts := DefaultAttemptTimeouts().Capped(400 * time.Millisecond)
+	c, err := New(Options{Endpoint: srv.Endpoint(), Transport: tr, Direct: true, AttemptTimeouts: &timeouts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Execute(ctx, Operation{Kind: OpCreate, Database: "db", Container: "c", Body: []byte(`{"id":"1","pk":"a"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Execute(ctx, directRead())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rangeOf := ""
+	for _, set := range srv.Replicas() {
+		for _, r := range set.Replicas {
+			if strings.TrimRight(r.Address, "/") == res.Diagnostics.Attempts[0].Endpoint {
+				rangeOf = set.Range
+			}
+		}
+	}
+	move, err := srv.MoveReplica(emulator.ReplicaMove{Region: "East US", Database: "db", Container: "c", Range: rangeOf, Replica: 1,
+		Effect: emulator.MoveHang, RefreshDelay: faults.Duration(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hung := strings.TrimRight(move.OldAddress, "/")
+	// Reads pick among the four replicas at random: go on until one met the hung
+	// replica (in a few reads; 400 without is (3/4)^400 away), then 30 more.
+	timedOut, after := 0, 0
+	for i := 0; i < 400 && after < 30; i++ {
+		res, err := c.Execute(ctx, directRead())
+		if err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		if timedOut > 0 {
+			after++
+		}
+		for _, a := range res.Diagnostics.Attempts {
+			if a.Endpoint != hung {
+				continue
+			}
+			if !a.TimedOut || timedOut > 0 {
+				t.Fatalf("read %d: attempt %+v to the hung replica (%d timed out before): only one attempt may go there, and it times out", i, a, timedOut)
+			}
+			timedOut++
+		}
+		if res.Diagnostics.Attempts[len(res.Diagnostics.Attempts)-1].StatusCode != 200 {
+			t.Fatalf("read %d: %+v", i, res.Diagnostics.Attempts)
+		}
+	}
+	if timedOut != 1 || after < 30 {
+		t.Fatalf("%d attempts met the hung replica; %d reads after it", timedOut, after)
+	}
+}
