@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -131,6 +132,13 @@ func dialConn(ctx context.Context, ep *endpoint, opts *Options) (*conn, error) {
 // timeout the client keeps.
 func negotiate(ctx context.Context, tc *tls.Conn, addr string, opts *Options) (time.Duration, error) {
 	if err := tc.HandshakeContext(ctx); err != nil {
+		var unknown x509.UnknownAuthorityError
+		if errors.As(err, &unknown) {
+			// Not the replica's health: this machine does not trust its certificate. A
+			// real account's replicas present publicly trusted ones; an emulator's is
+			// its own.
+			return 0, fmt.Errorf("rntbd: TLS handshake with %s: %w (trust the replicas' certificate: SSL_CERT_FILE naming it; for a cosmosctl emulator, the file its banner names)", addr, err)
+		}
 		return 0, fmt.Errorf("rntbd: TLS handshake with %s: %w", addr, err)
 	}
 	cr := rntbd.NewContextRequest(uuid.New(), opts.ClientVersion, opts.UserAgent)

@@ -92,8 +92,8 @@ func TestUntrustedCertificateFails(t *testing.T) {
 	p := NewPool(opts)
 	defer p.Close()
 	_, err := p.Do(context.Background(), s.HostAddr(), read("a"), 0)
-	if err == nil || !strings.Contains(err.Error(), "TLS handshake") {
-		t.Fatalf("error %v, want a TLS handshake failure", err)
+	if err == nil || !strings.Contains(err.Error(), "TLS handshake") || !strings.Contains(err.Error(), "SSL_CERT_FILE") {
+		t.Fatalf("error %v, want a TLS handshake failure saying how to trust the certificate", err)
 	}
 }
 
