@@ -3,6 +3,8 @@ package cosmos
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -129,7 +131,12 @@ func (t *Transport) doThinClient(ctx context.Context, endpoint string, req *Requ
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: ctxErr}
 		}
-		return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: unwrapURLError(err)}
+		err = unwrapURLError(err)
+		var unknown x509.UnknownAuthorityError
+		if errors.As(err, &unknown) {
+			err = fmt.Errorf("%w (trust the Gateway 2.0 endpoint's certificate: SSL_CERT_FILE naming it; for a cosmosctl emulator, the file its banner names)", err)
+		}
+		return nil, &NetworkError{Endpoint: endpoint, Sent: sent.Load(), Err: err}
 	}
 	defer hresp.Body.Close()
 	limit := t.MaxResponseBytes
