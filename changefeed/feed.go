@@ -112,6 +112,8 @@ func open(ctx context.Context, o Options, be backend) (*Feed, error) {
 		f.ranges = []*rangeState{{pk: o.PartitionKey}}
 	case o.PartitionKeyPrefix != nil:
 		f.ranges = prefixRanges(all, cosmos.PrefixRange(o.PartitionKeyPrefix))
+	case o.Scope != nil:
+		f.ranges = prefixRanges(all, o.Scope.EPK())
 	default:
 		for _, r := range all {
 			f.ranges = append(f.ranges, &rangeState{id: r.ID, min: r.MinInclusive, max: r.MaxExclusive})
@@ -259,6 +261,7 @@ func (f *Feed) stateLocked(cut *rangeState, pos string) *State {
 		span := cosmos.PrefixRange(f.o.PartitionKeyPrefix)
 		s.PrefixRange = &span
 	}
+	s.Shard = f.o.Scope
 	for _, rs := range f.ranges {
 		r := RangeState{ID: rs.id, Min: rs.min, Max: rs.max, Scoped: rs.scoped, Continuation: rs.delivered, StopAt: rs.stopAt}
 		if cut != nil && descends(rs, cut) {

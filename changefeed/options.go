@@ -8,6 +8,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/clock"
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/engine"
+	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 )
 
 // StartKind is where a feed without a State starts.
@@ -61,8 +62,13 @@ type Options struct {
 	// of that range its range holds. Telling a prefix from a whole key takes the
 	// container's definition: the caller's business. Not with PartitionKey.
 	PartitionKeyPrefix cosmos.PartitionKey
-	From               StartFrom
-	Until              Until
+	// Scope reads the changes of one shard's effective partition keys only (--shard,
+	// --feed-range): every range that holds any of them, a range the interval cuts
+	// narrowed to its part, as for a prefix. The state records it, and a state of another
+	// scope is refused. Not with PartitionKey or PartitionKeyPrefix.
+	Scope *shardscope.Scope
+	From  StartFrom
+	Until Until
 	// State holds positions to resume from (LoadState); nil starts at From. A State of
 	// another account, database, container or partition key is refused.
 	State *State
@@ -122,6 +128,8 @@ func (o *Options) validate() error {
 		return inputErrorf("unknown end of the change feed (%d)", o.Until)
 	case o.PartitionKey != nil && o.PartitionKeyPrefix != nil:
 		return inputErrorf("a change feed is read for a partition key or for a partition key prefix, not both")
+	case o.Scope != nil && (o.PartitionKey != nil || o.PartitionKeyPrefix != nil):
+		return inputErrorf("a shard of the change feed is read across partition keys: leave out --pk, or the shard")
 	}
 	if o.Parallelism == 0 {
 		o.Parallelism = DefaultParallelism

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 	"github.com/cosmosctl/cosmosctl/internal/statefile"
 )
 
@@ -35,8 +36,11 @@ type State struct {
 	// effective partition keys it covers (cosmos.PrefixRange), within which every range
 	// below lies, so that a resumed feed reads that prefix's changes only.
 	PrefixRange *cosmos.EPKRange `json:"partition_key_prefix_range,omitempty"`
-	SavedAt     time.Time        `json:"saved_at"`
-	Ranges      []RangeState     `json:"ranges"`
+	// Shard is the part of the container the feed reads (--shard, --feed-range): every
+	// range below lies within its interval. nil for the whole container.
+	Shard   *shardscope.Scope `json:"shard,omitempty"`
+	SavedAt time.Time         `json:"saved_at"`
+	Ranges  []RangeState      `json:"ranges"`
 
 	path string // the file LoadState read, for error messages
 }
@@ -147,6 +151,17 @@ func (s *State) check(endpoint string, o *Options) error {
 	if statefile.NormalizeEndpoint(s.Endpoint) != statefile.NormalizeEndpoint(endpoint) || s.Database != o.Database || s.Container != o.Container ||
 		!samePK(spk, pk) || prefix != (s.PrefixRange != nil) {
 		return &StateError{Path: s.path, Problem: fmt.Sprintf("is the change feed position of %s, not of %s: give another --state file for this container and --pk, or delete it to start again", theirs, mine)}
+	}
+	if !shardscope.Same(s.Shard, o.Scope) {
+		return &StateError{Path: s.path, Problem: shardscope.Mismatch(s.path, s.Shard, o.Scope)}
+	}
+	if s.Shard != nil {
+		span := s.Shard.EPK()
+		for _, r := range s.Ranges {
+			if r.ID == "" || !span.Contains(cosmos.EPKRange{Min: r.Min, Max: r.Max}) {
+				return &StateError{Path: s.path, Problem: fmt.Sprintf("holds partition key range %q [%s, %s), which reaches beyond %s: it is damaged; delete it to start again", r.ID, r.Min, r.Max, s.Shard)}
+			}
+		}
 	}
 	if !prefix {
 		return nil

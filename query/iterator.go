@@ -188,6 +188,9 @@ func (it *Iterator) setup(ctx context.Context) error {
 			return err
 		}
 		if it.shape.hybrid != nil {
+			if it.o.FeedRange != nil {
+				return &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo) within a feed range"}
+			}
 			if it.o.PartitionKeyPrefix != nil {
 				return &UnsupportedError{Feature: "hybrid search (hybridSearchQueryInfo)", Prefix: true}
 			}
@@ -217,6 +220,9 @@ func (it *Iterator) setup(ctx context.Context) error {
 			targets := targetRanges(all, p.QueryRanges)
 			if it.o.PartitionKeyPrefix != nil {
 				targets = prefixRanges(targets, cosmos.PrefixRange(it.o.PartitionKeyPrefix))
+			}
+			if it.o.FeedRange != nil {
+				targets = prefixRanges(targets, *it.o.FeedRange)
 			}
 			for _, r := range targets {
 				it.ranges = append(it.ranges, &rangeState{r: r})

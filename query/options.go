@@ -26,6 +26,12 @@ type Options struct {
 	// narrowed to the part of that range its range holds. Telling a prefix from a whole
 	// key takes the container's definition: the caller's business. Not with PartitionKey.
 	PartitionKeyPrefix cosmos.PartitionKey
+	// FeedRange runs the query across the effective partition keys [Min, Max) only (one
+	// shard's, --shard or --feed-range): on the ranges that hold any of them, a range the
+	// interval cuts narrowed to its part by x-ms-start-epk and x-ms-end-epk, as for a
+	// prefix and as the SDKs read a feed range (Java FeedRangeEpkImpl). Not with
+	// PartitionKey or PartitionKeyPrefix.
+	FeedRange *cosmos.EPKRange
 	// PageSize is the x-ms-max-item-count of every page request and the most items one
 	// Next returns; 0 leaves the page size to the service (100).
 	PageSize int
@@ -135,6 +141,8 @@ func (o *Options) validate() error {
 		return inputErrorf("the parallelism must be at least 1, not %d", o.Parallelism)
 	case o.PartitionKey != nil && o.PartitionKeyPrefix != nil:
 		return inputErrorf("a query runs within a partition key or within a partition key prefix, not both")
+	case o.FeedRange != nil && (o.PartitionKey != nil || o.PartitionKeyPrefix != nil):
+		return inputErrorf("a query of a feed range (a shard) runs across partition keys: leave out --pk, or the shard")
 	}
 	for _, p := range o.Spec.Parameters {
 		if !json.Valid(p.Value) {

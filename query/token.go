@@ -140,5 +140,8 @@ func fingerprint(o *Options) string {
 	if o.PartitionKeyPrefix != nil {
 		fmt.Fprintf(h, "prefix=%s\n", o.PartitionKeyPrefix.JSON())
 	}
+	if r := o.FeedRange; r != nil {
+		fmt.Fprintf(h, "feedrange=%s,%s\n", strings.ToUpper(r.Min), strings.ToUpper(r.Max))
+	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
