@@ -16,6 +16,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/changefeed"
 	"github.com/cosmosctl/cosmosctl/config"
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 	"github.com/cosmosctl/cosmosctl/output"
 )
 
@@ -32,6 +33,7 @@ type changesOptions struct {
 	parallelism  int
 	duration     time.Duration
 	until        string
+	shards       shardFlags
 }
 
 const changesLong = `Print the container's change feed: every item created or changed, once, in its
@@ -120,6 +122,7 @@ func newChangesCmd(io *IOStreams) *cobra.Command {
 	f.DurationVar(&o.pollInterval, "poll-interval", changefeed.DefaultPollDelay, "with --follow, how long a range with nothing new waits before it is polled again")
 	f.IntVar(&o.pageSize, "page-size", 0, fmt.Sprintf("changes per poll, 1 to %d (default: %d, the pages a catch-up drains fastest with, as export and query --all; with --max-items N, N up to that)", maxQueryPageSize, defaultExportPageSize))
 	f.IntVar(&o.parallelism, "parallelism", changefeed.DefaultParallelism, fmt.Sprintf("polls in flight at once across partition key ranges, 1 to %d", changefeed.MaxParallelism))
+	o.shards.register(f)
 	return c
 }
 
@@ -141,6 +144,8 @@ func (o *changesOptions) validate() (changefeed.StartFrom, error) {
 		return changefeed.StartFrom{}, usageErrorf("--parallelism must be between 1 and %d, not %d", changefeed.MaxParallelism, o.parallelism)
 	case fl.Changed("state") && strings.TrimSpace(o.state) == "":
 		return changefeed.StartFrom{}, usageErrorf("--state needs a file name")
+	case fl.Changed("pk") && (fl.Changed("shard") || fl.Changed("feed-range")):
+		return changefeed.StartFrom{}, usageErrorf("--pk reads one partition key's changes, which live in one range: leave out %s", o.shards.flagName())
 	}
 	return parseFrom(o.from)
 }
@@ -197,6 +202,10 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 			return err
 		}
 	}
+	shardAsked, err := o.shards.asked(getenv)
+	if err != nil {
+		return err
+	}
 	var state *changefeed.State
 	if o.state != "" {
 		state, err = changefeed.LoadState(o.state)
@@ -207,6 +216,13 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 			return &UsageError{Err: err}
 		case o.conn.flags.Changed("from"):
 			io.notice(fmt.Sprintf("cosmosctl: resuming from the position in %s (--from applies to a first run only)", o.state))
+		}
+	}
+	var recorded *shardscope.Scope
+	if state != nil {
+		recorded = state.Shard
+		if err := checkRecorded(o.state, recorded, shardAsked); err != nil {
+			return err
 		}
 	}
 	// Before any request: a position that cannot be saved is found now, not after the
@@ -227,7 +243,11 @@ func (o *changesOptions) run(ctx context.Context, io *IOStreams) error {
 	if err != nil {
 		return err
 	}
-	fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
+	scope, err := resolveScope(ctx, sess, io, recorded, shardAsked)
+	if err != nil {
+		return changesError(err)
+	}
+	fo := changefeed.Options{Scope: scope, Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, From: from, Until: changefeed.CaughtUp, State: state, PageSize: o.pageSize,
 		Parallelism: o.parallelism, PollDelay: o.pollInterval, Page: page}
 	if o.follow {

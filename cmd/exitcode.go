@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosmosctl/cosmosctl/bulk"
 	"github.com/cosmosctl/cosmosctl/cosmos"
+	"github.com/cosmosctl/cosmosctl/export"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/output"
 )
@@ -46,7 +47,7 @@ var exitCodeHelp = []struct {
 	{ExitAuth, "authentication or authorisation failed: the account answered 401 or 403, or no Azure AD token could be had (not logged in, a refused secret, an expired token file)"},
 	{ExitUnavailable, "service unavailable: 503, a region refusing connections, or a network failure; or the embedded emulator's data held by a process that does not serve it; import: writes kept failing and it stopped (resume with the same command)"},
 	{ExitThresholdBreach, "a --fail-on threshold was breached (probe): the breaches are listed on stderr; or changes lag --fail-on-stuck found a stuck lease, after printing its report"},
-	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them; skew: the report is partial (the statistics, the offer or some sampled requests failed), printed first, its notes saying what is missing"},
+	{ExitPartial, "import completed but some lines were rejected or failed: the report counts them, the rejected-lines file holds them; skew: the report is partial (the statistics, the offer or some sampled requests failed), printed first, its notes saying what is missing; export merge: some shards are missing or not complete (nothing is written; stderr names them: run or resume them, then merge again)"},
 	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT): stderr says what was in flight, and where; probe prints its table first, query what it read and the continuation to resume from. A second Ctrl-C ends cosmosctl at once"},
 	{ExitTerminated, "terminated (SIGTERM), as for 130"},
 }
@@ -116,7 +117,8 @@ func ExitCode(err error) int {
 	}
 	var pe *PartialError
 	var sp *skewPartialError
-	if errors.As(err, &pe) || errors.As(err, &sp) {
+	var mi *export.IncompleteError
+	if errors.As(err, &pe) || errors.As(err, &sp) || errors.As(err, &mi) {
 		return ExitPartial
 	}
 	var bu *bulk.UnavailableError

@@ -17,6 +17,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/cosmos"
 	"github.com/cosmosctl/cosmosctl/export"
 	"github.com/cosmosctl/cosmosctl/internal/progress"
+	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/query"
 )
@@ -36,6 +37,8 @@ type exportOptions struct {
 	parallelism     int
 	progress        string
 	source          string
+	manifest        string
+	shards          shardFlags
 }
 
 // exportCheckpointEvery is the least time between two checkpoints of an export with
@@ -144,6 +147,7 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 			return o.run(c.Context(), io)
 		},
 	}
+	c.AddCommand(newExportMergeCmd(io))
 	o.conn.formats = []string{config.OutputNDJSON}
 	o.conn.register(c)
 	o.conn.format.streams()
@@ -167,6 +171,8 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	f.IntVar(&o.pageSize, "page-size", defaultExportPageSize, fmt.Sprintf("items per page request, 1 to %d", maxQueryPageSize))
 	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d (default 1 with --max-ru-per-second)", query.MaxParallelism))
 	f.StringVar(&o.source, "source", export.SourceQuery, "what to read: query (the query pipeline, default) or change-feed (a snapshot of the change feed at the start)")
+	o.shards.register(f)
+	f.StringVar(&o.manifest, "manifest", "", "with --shard or --feed-range, write the shard's manifest (its spec, interval, output file, item count, complete or not) to this file (default: the --output-file's name + "+export.ManifestSuffix+")")
 	f.StringVar(&o.progress, "progress", "", "progress on stderr: bar, json (NDJSON events) or off (default: bar on a terminal, else off)")
 	return c
 }
@@ -225,6 +231,12 @@ func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error
 		return cosmos.QuerySpec{}, nil, usageErrorf("--state is empty: give the checkpoint file, e.g. --state items.state")
 	case o.state != "" && samePath(o.state, o.outputFile):
 		return cosmos.QuerySpec{}, nil, usageErrorf("--state and --output-file are the same file (%s): give the checkpoint a file of its own", o.state)
+	case fl.Changed("pk") && (fl.Changed("shard") || fl.Changed("feed-range")):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--pk exports one partition key (or prefix), which a shard would cut: leave out %s, or --pk", o.shards.flagName())
+	case fl.Changed("manifest") && !fl.Changed("shard") && !fl.Changed("feed-range"):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--manifest is a shard's: give --shard i/N or --feed-range as well")
+	case fl.Changed("manifest") && o.outputFile == "":
+		return cosmos.QuerySpec{}, nil, usageErrorf("--manifest needs --output-file FILE: export merge combines the shards' files, which stdout is not")
 	case o.maxRU < 0:
 		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second must not be negative (got %g); leave it out for no cap", o.maxRU)
 	case o.pageSize < 1 || o.pageSize > maxQueryPageSize:
@@ -317,13 +329,29 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 			return usageErrorf("--output-file %s: %v", o.outputFile, err)
 		}
 	}
+	asked, err := o.shards.asked(getenv)
+	if err != nil {
+		return err
+	}
 	var loaded *export.State
+	var recorded *shardscope.Scope
 	if o.state != "" {
 		if loaded, err = export.LoadState(o.state); err != nil {
 			return asStateError(err)
 		}
+		if loaded != nil {
+			recorded = loaded.Shard
+			if err := checkRecorded(o.state, recorded, asked); err != nil {
+				return err
+			}
+		}
 	}
-	if err := checkWritable(outputPath{flag: "--output-file", path: o.outputFile}, outputPath{flag: "--state", path: o.state, replaced: true}); err != nil {
+	manifestPath := o.manifest
+	if manifestPath == "" && asked != nil && outPath != "" {
+		manifestPath = outPath + export.ManifestSuffix
+	}
+	if err := checkWritable(outputPath{flag: "--output-file", path: o.outputFile}, outputPath{flag: "--state", path: o.state, replaced: true},
+		outputPath{flag: "--manifest", path: manifestPath, replaced: true}); err != nil {
 		return err
 	}
 	settings, err := o.conn.resolve(io)
@@ -340,7 +368,11 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 		return err
 	}
 
-	binding := export.Binding{Endpoint: o.accountName(sess), Database: sess.settings.Database, Container: sess.settings.Container,
+	scope, err := resolveScope(ctx, sess, io, recorded, asked)
+	if err != nil {
+		return o.commandError(ctx, err, "0 items")
+	}
+	binding := export.Binding{Shard: scope, Endpoint: o.accountName(sess), Database: sess.settings.Database, Container: sess.settings.Container,
 		Source: o.source, Query: spec.Query, Strip: o.strip(), Output: outPath, Filter: o.conn.format.jq}
 	if o.source == export.SourceChangeFeed {
 		binding.Query = ""
@@ -351,12 +383,22 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if pk != nil {
 		binding.PartitionKey = json.RawMessage(pk.JSON())
 	}
+	var manifest *export.Manifest
+	if scope != nil && manifestPath != "" {
+		manifest = export.NewManifest(binding)
+	}
 	state := loaded
 	if state != nil {
 		if err := state.Check(o.state, binding); err != nil {
 			return asStateError(err)
 		}
 		if state.Complete {
+			if manifest != nil {
+				manifest.Complete, manifest.Items, manifest.Bytes = true, state.Items, state.OutputBytes
+				if err := manifest.Save(manifestPath, time.Now()); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(io.ErrOut, "cosmosctl: the export in %s is complete (%s in %s): nothing to do; delete %s to export again\n",
 				o.state, output.HumanCount(int(state.Items), "item"), o.outputFile, o.state)
 			return nil
@@ -383,10 +425,15 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	if o.source == export.SourceChangeFeed {
 		fo := changefeed.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 			PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		fo.Scope = scope
 		src, err = export.NewFeedSource(ctx, fo, position)
 	} else {
 		qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 			Spec: spec, PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Parallelism: parallelism, Page: page}
+		if scope != nil {
+			iv := scope.EPK()
+			qo.FeedRange = &iv
+		}
 		src, err = export.NewQuerySource(ctx, qo, position)
 	}
 	if err != nil {
@@ -417,12 +464,28 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	prog := startExportProgress(io, mode, total)
 	eo.Progress = prog.update
 	start := time.Now()
+	if manifest != nil {
+		// Before the first page: a shard killed before it completed leaves a manifest
+		// that says so, for export merge to name.
+		if state != nil {
+			manifest.Items, manifest.Bytes = state.Items, state.OutputBytes
+		}
+		if err := manifest.Save(manifestPath, start); err != nil {
+			return err
+		}
+	}
 	res, runErr := export.Run(ctx, eo)
 	prog.stop()
 	src.Close()
 	if file != nil {
 		if cerr := file.Close(); cerr != nil && runErr == nil {
 			runErr = cerr
+		}
+	}
+	if manifest != nil {
+		manifest.Complete, manifest.Items, manifest.Bytes = res.Complete && runErr == nil, res.Items, res.Bytes
+		if err := manifest.Save(manifestPath, time.Now()); err != nil && runErr == nil {
+			runErr = err
 		}
 	}
 	return o.finish(ctx, io, res, runErr, time.Since(start), loaded != nil)

@@ -32,6 +32,7 @@ type queryOptions struct {
 	timeout      time.Duration
 	parallelism  int
 	explain      bool
+	shards       shardFlags
 }
 
 // defaultQueryMaxItems is how many items a query returns unless told otherwise: a
@@ -132,6 +133,7 @@ func newQueryCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&o.continuation, "continuation", "", "resume after the items of an earlier run of the same query (its printed continuation token)")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on the whole query, e.g. 30s (default none; --e2e-timeout bounds each page)")
 	f.IntVar(&o.parallelism, "parallelism", query.DefaultParallelism, fmt.Sprintf("page requests in flight at once across partition key ranges, 1 to %d", query.MaxParallelism))
+	o.shards.register(f)
 	f.BoolVar(&o.explain, "explain", false, "print how the service ran the query (per range: RU, server time, documents retrieved vs output; indexes; a policy change; advice), not its items")
 	return c
 }
@@ -169,6 +171,10 @@ func (o *queryOptions) validate(sql string) (cosmos.QuerySpec, error) {
 		return cosmos.QuerySpec{}, usageErrorf("--timeout must not be negative (got %s); give a duration such as 30s", o.timeout)
 	case o.parallelism < 1 || o.parallelism > query.MaxParallelism:
 		return cosmos.QuerySpec{}, usageErrorf("--parallelism must be between 1 and %d, not %d", query.MaxParallelism, o.parallelism)
+	case fl.Changed("pk") && (fl.Changed("shard") || fl.Changed("feed-range")):
+		return cosmos.QuerySpec{}, usageErrorf("--pk runs the query within one partition key, which lives in one range: leave out %s", o.shards.flagName())
+	case o.explain && (fl.Changed("shard") || fl.Changed("feed-range")):
+		return cosmos.QuerySpec{}, usageErrorf("--explain shows how the service runs the whole query: leave out %s", o.shards.flagName())
 	}
 	if off, bad := invalidUTF8(sql); bad {
 		return cosmos.QuerySpec{}, usageErrorf("the query is not valid UTF-8 (byte offset %d)", off)
@@ -231,8 +237,20 @@ func (o *queryOptions) run(ctx context.Context, io *IOStreams, sql string) error
 	if err != nil {
 		return err
 	}
+	asked, err := o.shards.asked(getenv)
+	if err != nil {
+		return err
+	}
+	scope, err := resolveScope(ctx, sess, io, nil, asked)
+	if err != nil {
+		return queryError(err)
+	}
 	qo := query.Options{Client: sess.client, Database: sess.settings.Database, Container: sess.settings.Container,
 		Spec: spec, PartitionKey: keys.key, PartitionKeyPrefix: keys.prefix, PageSize: o.pageSize, Continuation: o.continuation, Parallelism: o.parallelism, Page: page}
+	if scope != nil {
+		iv := scope.EPK()
+		qo.FeedRange = &iv
+	}
 	if o.all && !o.conn.flags.Changed("page-size") {
 		// The pages export reads: the fewest requests for every item.
 		qo.PageSize = defaultExportPageSize

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 	"github.com/cosmosctl/cosmosctl/internal/statefile"
 )
 
@@ -45,6 +46,10 @@ type Binding struct {
 	Output string `json:"output"`
 	// Filter is the expression that rewrote every item (--jq), "" for none.
 	Filter string `json:"filter,omitempty"`
+	// Shard is the part of the container a sharded export reads (--shard, --feed-range):
+	// its spec, interval and the ranges its plan was computed from. A resumed shard reads
+	// the recorded interval. nil for the whole container.
+	Shard *shardscope.Scope `json:"shard,omitempty"`
 }
 
 // State is a checkpoint of an export: where its source was after the last page it
@@ -119,6 +124,9 @@ func LoadState(path string) (*State, error) {
 func (s *State) Check(path string, b Binding) error {
 	want := NewState(b).Binding
 	have := s.Binding
+	if !shardscope.Same(have.Shard, want.Shard) {
+		return &StateError{Path: path, Problem: fmt.Sprintf("is for %s, not %s", have.Shard, want.Shard)}
+	}
 	for _, f := range []struct{ what, have, want string }{
 		{"account", have.Endpoint, want.Endpoint},
 		{"database", have.Database, want.Database},
