@@ -458,7 +458,7 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	}
 	mode := exportProgressMode(io, o.progress, o.outputFile == "")
 	var total int64
-	if mode != progress.Off && pk == nil && !o.conn.flags.Changed("query") {
+	if mode != progress.Off && pk == nil && scope == nil && !o.conn.flags.Changed("query") { // a shard holds an unknown share
 		total = containerItems(ctx, sess)
 	}
 	prog := startExportProgress(io, mode, total)
