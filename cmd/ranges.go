@@ -32,8 +32,9 @@ number of ranges R, shard i gets the whole ranges floor(i*R/N) up to
 floor((i+1)*R/N): contiguous physical partitions. With N above R each range is
 cut into as-even pieces at EPK midpoints (the first N mod R ranges into one piece
 more): a sub-range's reads still run on its whole physical partition, so its
-shards share that partition's RU/s and pay a page's charge for fewer items;
-more shards than ranges spreads the client's work, not the partition's.
+shards share that partition's RU/s, and reading part of a partition costs more RU
+per item than reading it whole; more shards than ranges spreads the client's
+work, not the partition's.
 
 Without --shards, one shard a range. --balance statistics instead groups whole
 ranges so that each shard holds about as many documents (greedy, contiguous):

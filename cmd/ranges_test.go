@@ -246,3 +246,35 @@ func TestRangesIsBoundedWhenTheFirstRegionHangs(t *testing.T) {
 		t.Fatalf("no estimates and no note: %q", r.errOut)
 	}
 }
+
+// TestRangesAfterASplitAndAMerge: after range 1 splits (its children 4 and 5, listed
+// after the others) and ranges 2 and 3 merge, the plan is of the live ranges in EPK
+// order, tiling the key space, and the estimates still add up to the container's items.
+func TestRangesAfterASplitAndAMerge(t *testing.T) {
+	srv := fiveRanges(t)
+	if _, err := srv.SplitRange(emulator.SplitRequest{Database: "app", Container: "items", Range: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.MergeRanges(emulator.MergeRequest{Database: "app", Container: "items", Ranges: []string{"2", "3"}}); err != nil {
+		t.Fatal(err)
+	}
+	perRange, r := rangesJSON(t)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	checkRows(t, perRange, 5)
+	for _, n := range []int{2, 5, 9} {
+		rows, r := rangesJSON(t, "--shards", fmt.Sprint(n))
+		if r.code != ExitOK {
+			t.Fatalf("--shards %d: exit %d: %s", n, r.code, r.errOut)
+		}
+		checkRows(t, rows, n)
+		var docs int64
+		for _, row := range rows {
+			docs += *row.EstDocuments
+		}
+		if docs < 60-int64(n) || docs > 60+int64(n) {
+			t.Fatalf("--shards %d: estimates add up to %d documents, the container holds 60", n, docs)
+		}
+	}
+}
