@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +16,13 @@ import (
 // 3 shards read whole ranges, 4 and 7 cut some into sub-ranges.
 func shardAccount(t *testing.T, n int) []string {
 	t.Helper()
-	testAccount(t, func(c *emulator.Config) { c.Ranges = 3 })
+	_, ids := shardServer(t, n)
+	return ids
+}
+
+func shardServer(t *testing.T, n int) (*emulator.Server, []string) {
+	t.Helper()
+	srv := testAccount(t, func(c *emulator.Config) { c.Ranges = 3 })
 	var b strings.Builder
 	var ids []string
 	for i := range n {
@@ -26,7 +33,7 @@ func shardAccount(t *testing.T, n int) []string {
 	if r := cosmosctl(t, b.String(), "import", "-"); r.code != ExitOK {
 		t.Fatalf("import: %+v", r)
 	}
-	return ids
+	return srv, ids
 }
 
 // idsOf are the ids of an NDJSON file's items, sorted.
@@ -244,5 +251,47 @@ func TestShardedChangeFeedExportsMergeToThePlainOne(t *testing.T) {
 	r := cosmosctl(t, "", "export", "merge", dir)
 	if r.code != ExitOK || !slices.Equal(idsOf(t, r.out), ids) {
 		t.Fatalf("the change feed shards merged: exit %d, %d lines, want %d items once: %s", r.code, strings.Count(r.out, "\n"), len(ids), r.errOut)
+	}
+}
+
+// A resumed shard reads the interval its state recorded, not a new plan: a split since
+// its first start would give it another. Shards planned before and after a split do not
+// merge.
+func TestAResumedShardKeepsItsIntervalAfterASplit(t *testing.T) {
+	srv, _ := shardServer(t, 300)
+	dir := t.TempDir()
+	out, state := filepath.Join(dir, "s1.ndjson"), filepath.Join(dir, "s1.state")
+	if r := cosmosctl(t, "", "export", "--shard", "1/4", "--output-file", out, "--state", state); r.code != ExitOK {
+		t.Fatalf("shard 1/4: %+v", r)
+	}
+	before := idsOf(t, readFile(t, out))
+	if _, err := srv.SplitRange(emulator.SplitRequest{Database: "app", Container: "items", Range: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	// The state as a run killed before its first page leaves it.
+	var st map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, state)), &st); err != nil {
+		t.Fatal(err)
+	}
+	st["complete"], st["position"], st["items"], st["output_bytes"] = false, nil, 0, 0
+	b, _ := json.Marshal(st)
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cosmosctl(t, "", "export", "--shard", "1/4", "--output-file", out, "--state", state); r.code != ExitOK {
+		t.Fatalf("shard 1/4 resumed: %+v", r)
+	}
+	if got := idsOf(t, readFile(t, out)); !slices.Equal(got, before) {
+		t.Fatalf("resumed after a split, shard 1/4 read %d items, not the %d of its recorded interval", len(got), len(before))
+	}
+	for _, i := range []int{0, 2, 3} {
+		o := filepath.Join(dir, fmt.Sprintf("s%d.ndjson", i))
+		if r := cosmosctl(t, "", "export", "--shard", fmt.Sprintf("%d/4", i), "--output-file", o); r.code != ExitOK {
+			t.Fatalf("shard %d/4: %+v", i, r)
+		}
+	}
+	r := cosmosctl(t, "", "export", "merge", dir)
+	if r.code != ExitUsage || !strings.Contains(r.errOut, "split") {
+		t.Fatalf("shards planned before and after a split: exit %d (want %d) naming the split: %q", r.code, ExitUsage, r.errOut)
 	}
 }
