@@ -16,18 +16,18 @@ type tracker struct {
 	o     *Options
 	start time.Time
 
-	mu       sync.Mutex
-	st       *State
-	done     *doneSet
-	this     Counts
-	skipped  int64
+	mu      sync.Mutex
+	st      *State
+	done    *doneSet
+	this    Counts
+	skipped int64
 	// shardLines are the lines of the input read so far that are this shard's (all of
 	// them without a shard), otherShards those passed over, another shard's.
 	shardLines, otherShards int64
-	elapsed  time.Duration // of earlier processes
-	rej      io.Writer
-	rejBytes int64
-	rejErr   error
+	elapsed                 time.Duration // of earlier processes
+	rej                     io.Writer
+	rejBytes                int64
+	rejErr                  error
 	// pending are failed writes (for availability) held back while they may be the
 	// start of a run of failures that stops the import: settled (done, rejected) when a
 	// write succeeds after them or the input ends, dropped (not done) when the run
