@@ -19,17 +19,17 @@ type Shard struct {
 	Count int `json:"count"`
 }
 
-// Whole reports the zero shard: every line.
-func (s Shard) Whole() bool { return s.Count <= 1 }
+// Whole reports the zero shard: every line, no --shard.
+func (s Shard) Whole() bool { return s.Count == 0 }
 
 // Has reports whether line n is the shard's.
 func (s Shard) Has(n int64) bool {
-	return s.Whole() || (n-1)%int64(s.Count) == int64(s.Index)
+	return s.Count <= 1 || (n-1)%int64(s.Count) == int64(s.Index)
 }
 
 // LinesOf is how many of lines 1 to total are the shard's.
 func (s Shard) LinesOf(total int64) int64 {
-	if s.Whole() {
+	if s.Count <= 1 {
 		return total
 	}
 	n := total / int64(s.Count)
