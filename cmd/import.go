@@ -106,6 +106,9 @@ SHA-256 of its first MiB), the database, container, mode and N; --run-id ID sets
 (give every shard the same, e.g. the Job's uid), so that two imports of the same
 file are two runs. A shard's state file records its shard and run: another
 shard's, or another run's, is refused (exit 2). Each shard resumes on its own.
+Several files: concatenate them into standard input (cat a.ndjson b.ndjson |
+cosmosctl import - --shard i/N): their lines are numbered as one input, the same
+in every shard.
 
 Throughput. --max-ru-per-second caps the RU the import spends (default: no cap).
 A 429 pauses every writer for the service's retry-after and lowers the import's

@@ -212,3 +212,22 @@ func TestAnImportShardKeepsToItsShareOfTheRU(t *testing.T) {
 		}
 	}
 }
+
+// Several files go in as one, concatenated on standard input: every shard numbers
+// their lines alike.
+func TestImportShardsOfConcatenatedFilesOnStandardInput(t *testing.T) {
+	testAccount(t)
+	in := items(1, 11) + items(12, 25)
+	var lines int64
+	for i := range 3 {
+		r := cosmosctl(t, in, "import", "-", "--shard", fmt.Sprintf("%d/3", i), "-o", "json")
+		rep := shardReport(t, r)
+		if r.code != 0 || rep.Shard.Lines+rep.Shard.OtherLines != 25 {
+			t.Fatalf("%d/3: exit %d, report %+v", i, r.code, rep.Shard)
+		}
+		lines += rep.Created
+	}
+	if n := countItems(t); lines != 25 || n != "25" {
+		t.Fatalf("created %d, %s stored", lines, n)
+	}
+}
