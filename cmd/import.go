@@ -116,8 +116,9 @@ own rate to 0.8x what it measured, climbing back 10 %/s while no 429 comes, so
 that the import does not take the container's whole throughput from its other
 clients. With --shard, --max-ru-per-second is the total of all N shards: each
 keeps to a 1/N share of it, unless --max-ru-per-second-per-shard gives its own
-cap (which then wins). The engine retries each 429 itself (9 times, 30 s at most); a line still
-throttled after that is sent again, up to 20 times, without failing.
+cap (which then wins). The engine retries each 429 itself (9 times, 30 s at
+most); a line still throttled after that is sent again, up to 20 times, without
+failing.
 
 Rejected lines: a line that is not UTF-8 (its first invalid byte's offset is
 given: re-encode the file, e.g. with iconv), not a JSON object, has no string id,
