@@ -109,6 +109,10 @@ func flagCompletion(c *cobra.Command, f *pflag.Flag, underEmulator bool) cobra.C
 		if c.Name() == "export" {
 			return fixed("query\tthe query pipeline: every lasting item once (default)", "change-feed\ta snapshot of the change feed at the start")
 		}
+	case "balance":
+		if c.Name() == "ranges" {
+			return fixed("ranges\tthe plan --shard i/N computes from the ranges (default)", "statistics\twhole ranges grouped by documents, for --feed-range")
+		}
 	case "progress":
 		if c.Name() == "export" || c.Name() == "import" {
 			return fixed("bar\ta bar on stderr (default on a terminal)", "json\tNDJSON events on stderr, then a report", "off\tnothing")

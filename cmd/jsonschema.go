@@ -97,6 +97,8 @@ func JSONOutputs() []JSONOutput {
 			Description: "cosmosctl locate -o json: the effective partition key, the ranges that hold it, and in direct mode their replicas in every read region."},
 		{Name: "skew", Command: "cosmosctl skew [--sample DURATION --query SQL | --ids FILE] -o json", Values: []any{skewReport{}},
 			Description: "cosmosctl skew -o json: the container's throughput and each range's share of it, each range's statistics (items, size, share of the storage, the largest logical partitions the service lists) and what the sample met on it (request charge, 429s, the busiest key), the sample, and the verdict (hot partition or too few RU) with the range and key it names."},
+		{Name: "ranges", Command: "cosmosctl ranges [--shards N] -o json", Lines: true, Values: []any{rangesShard{}},
+			Description: "cosmosctl ranges -o json: one line per shard of the plan: its index and count, its effective partition key interval [min, max), its feed range in the .NET SDK's JSON and the Java SDK's base64url form, the physical ranges it lies in, whether it is part of one, the documents and KB it holds by the partition statistics (estimates), and how it was balanced."},
 		{Name: "regions", Command: "cosmosctl regions -o json", Values: []any{regionsReport{}},
 			Description: "cosmosctl regions -o json: the account's regions, the order reads and writes use them in, a latency to each, and the health remembered of each."},
 		{Name: "health", Command: "cosmosctl health -o json", Values: []any{healthReport{}},

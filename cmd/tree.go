@@ -43,6 +43,7 @@ var topCommands = []topCommand{
 	{"throughput", newThroughputCmd},
 	{"locate", newLocateCmd},
 	{"skew", newSkewCmd},
+	{"ranges", newRangesCmd},
 	{"regions", newRegionsCmd},
 	{"health", newHealthCmd},
 	{"probe", newProbeCmd},

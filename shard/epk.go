@@ -15,7 +15,10 @@ const (
 
 // keyTop is the EPK digits the top stands for when cutting: every hashed key's first
 // byte is masked below 0x40 (cosmos.EffectivePartitionKey; cosmos.EvenRangeBoundaries
-// divides the same 0x00–0x3F space), so cutting [x, "FF") as though "FF" were 0xFF would
+// divides the same 0x00–0x3F space; the SDKs split a hash V2 feed range up to
+// MaxHashV2Value 0x3FFF…FF: Azure/azure-sdk-for-java
+// sdk/cosmos/azure-cosmos/src/main/java/com/azure/cosmos/implementation/feedranges/FeedRangeInternal.java
+// trySplitWithHashV2 at 0185a11f4cb83ba9b0e86cbbb48d3781cd5c53a2), so cutting [x, "FF") as though "FF" were 0xFF would
 // put every key into the lower pieces. A range starting at or above "40" (not one a
 // hashed key reaches) is cut up to a literal "FF".
 const keyTop = "40"
@@ -67,12 +70,15 @@ func cut(min, max string, k int) ([]string, error) {
 		width++
 	}
 	// Widen by one byte at a time until every cut lands on a distinct point strictly
-	// inside: a range two bytes wide cannot hold seven distinct cuts. 64 bytes is far
+	// inside (a range two bytes wide cannot hold seven distinct cuts) and the pieces are
+	// even to 1/256. 64 bytes is far
 	// beyond any EPK (a hierarchical key's is 16 bytes per level, three levels at most).
 	for ; width <= 128; width += 2 {
 		a, b := num(min, width), num(hi, width)
 		span := new(big.Int).Sub(b, a)
-		if span.Cmp(big.NewInt(int64(k))) < 0 {
+		if span.Cmp(big.NewInt(int64(k)*256)) < 0 && width < 128 {
+			// Cut at a resolution of 1/256 of a piece at least, so that pieces of a
+			// narrow range are as even as those of a wide one.
 			continue
 		}
 		out := make([]string, 0, k-1)

@@ -10,8 +10,11 @@ import (
 
 // feedRangeJSON is the SDKs' JSON for an EPK feed range. .NET writes {"Range":{"min":
 // "…","max":"…"}} and adds isMinInclusive / isMaxInclusive only when they differ from
-// the default [min, max) (azure-cosmos-dotnet-v3 src/Routing/RangeJsonConverter.cs,
-// read by src/Serializer/FeedRange/FeedRangeInternalConverter.cs).
+// the default [min, max), and reads them as true and false when absent
+// (azure-cosmos-dotnet-v3 at 8c53d3595093f5201139b80ee2cf57876725efd3,
+// Microsoft.Azure.Cosmos/src/Routing/RangeJsonConverter.cs, read through
+// src/Serializer/FeedRange/FeedRangeInternalConverter.cs). Java writes the same object
+// plus "isMinInclusive":true, base64url-encoded (JavaBase64).
 type feedRangeJSON struct {
 	Range *rangeJSON `json:"Range"`
 	PK    any        `json:"PK,omitempty"`
@@ -97,17 +100,23 @@ func (iv Interval) DotNetJSON() []byte {
 	return b
 }
 
-// javaRange is the JSON Java's FeedRangeEpkImpl writes under "Range": its Range
-// serializes all four properties.
+// javaRange is the JSON Java's FeedRangeEpkImpl writes under "Range" (setProperties puts
+// its Range there): Range's constructor sets min, max and isMinInclusive, and
+// setMaxInclusive(false) removes isMaxInclusive, so [min, max) is
+// {"Range":{"min":"…","max":"…","isMinInclusive":true}} (Azure/azure-sdk-for-java
+// sdk/cosmos/azure-cosmos/src/main/java/com/azure/cosmos/implementation/routing/Range.java
+// at 14fd5c4b5abbe4ba0a6a49f0f84f009473d5604c; feedranges/FeedRangeEpkImpl.java at
+// 09eab8ea917fb2c1b30507f45e917daf99ef4b92).
 type javaRange struct {
 	Min            string `json:"min"`
 	Max            string `json:"max"`
 	IsMinInclusive bool   `json:"isMinInclusive"`
-	IsMaxInclusive bool   `json:"isMaxInclusive"`
 }
 
-// JavaBase64 is the Java SDK's string for the feed range (FeedRange.fromString reads it
-// through FeedRangeInternal.fromBase64EncodedJsonString): base64url of its JSON.
+// JavaBase64 is the Java SDK's string for the feed range: FeedRangeInternal.toString is
+// Base64.getUrlEncoder() (padded) of its JSON, and FeedRange.fromString /
+// FeedRangeInternal.fromBase64EncodedJsonString decode it with Base64.getUrlDecoder()
+// (feedranges/FeedRangeInternal.java at 0185a11f4cb83ba9b0e86cbbb48d3781cd5c53a2).
 func (iv Interval) JavaBase64() string {
 	b, _ := json.Marshal(struct {
 		Range javaRange `json:"Range"`
