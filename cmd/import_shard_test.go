@@ -98,11 +98,12 @@ func TestImportShardsImportEveryLineExactlyOnce(t *testing.T) {
 	}
 }
 
-// interruptShard runs the shard with writes slowed down until its first checkpoint
-// counts a created item, then stops it as Ctrl-C does: the test then resumes it.
+// interruptShard runs the shard with writes slowed down (its 43 lines take 2 s one at a
+// time) until its first checkpoint counts a created item, then stops it as Ctrl-C does:
+// the test then resumes it.
 func interruptShard(t *testing.T, srv *emulator.Server, args []string, state string) {
 	t.Helper()
-	if _, err := srv.AddFault(faults.Rule{Operations: []string{"create"}, Effect: faults.EffectDelay, Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(20 * time.Millisecond)}}); err != nil {
+	if _, err := srv.AddFault(faults.Rule{Operations: []string{"create"}, Effect: faults.EffectDelay, Delay: faults.Distribution{Kind: faults.KindFixed, Value: faults.Duration(50 * time.Millisecond)}}); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Faults().Clear()
