@@ -25,6 +25,11 @@
 // run of them stops the import without marking those lines done, so that resuming
 // retries them once the service takes writes again.
 //
+// A state may take one shard of the lines (Shard: line n is shard (n-1) mod N's), so that
+// N processes, each with its own state and the same run id (ShardRunID, or one they are
+// given), import every line once between them: the lines of other shards are passed over
+// unparsed, counted apart, and never done in this state's counts.
+//
 // It owns the scheduling, the state file format and the rejected-lines format. It must
 // not read flags, print, or read the wall clock: the command passes options, a clock
 // and callbacks.

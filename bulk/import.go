@@ -240,7 +240,8 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	st.Runs++
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	t := &tracker{o: &o, st: st, done: newDoneSet(st.Prefix, st.Above), start: o.Clock.Now(), elapsed: st.Elapsed, rejBytes: st.RejectedBytes,
+	shard := st.shard()
+	t := &tracker{o: &o, st: st, done: newDoneSet(shard, st.Prefix, st.Above), start: o.Clock.Now(), elapsed: st.Elapsed, rejBytes: st.RejectedBytes,
 		horizon: st.SentThrough}
 	// sentBefore: the lines of a resumed run up to it may have been sent by an earlier
 	// process (which reserved them in its state before sending them); lines after it
@@ -251,7 +252,7 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		sentBefore = math.MaxInt64
 	}
 	t.rej = o.Rejected
-	skip := newDoneSet(st.Prefix, st.Above)
+	skip := newDoneSet(shard, st.Prefix, st.Above)
 
 	// A write the account refused for good (RefusedError) stops the feeding of lines,
 	// not the writes already sent: those are left to get their answers, so that one the
@@ -304,7 +305,7 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 		}
 	}()
 
-	readErr := readLines(feedCtx, src, &o, skip, t, order, jobs)
+	readErr := readLines(feedCtx, src, &o, shard, skip, t, order, jobs)
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
 		stop(readErr)
 	}
@@ -337,12 +338,23 @@ func Import(ctx context.Context, src *Source, st *State, o Options) (*Report, er
 	return rep, err
 }
 
-// readLines reads the input and hands its items to the writers, skipping the lines
-// done before and settling bad lines itself.
-func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *tracker, order *keyOrder, jobs chan<- job) error {
+// readLines reads the input and hands its items to the writers, passing over the lines
+// of other shards unread, skipping the lines done before and settling bad lines itself.
+func readLines(ctx context.Context, src *Source, o *Options, shard Shard, skip *doneSet, t *tracker, order *keyOrder, jobs chan<- job) error {
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if !shard.Has(src.n + 1) {
+			err := src.pass(ctx)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src.fingerprint.Name, err)
+			}
+			t.otherShard()
+			continue
 		}
 		l, err := src.next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -351,6 +363,7 @@ func readLines(ctx context.Context, src *Source, o *Options, skip *doneSet, t *t
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", src.fingerprint.Name, err)
 		}
+		t.shardLine()
 		if skip.has(l.n) {
 			t.skip()
 			continue

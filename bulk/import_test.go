@@ -288,7 +288,7 @@ func TestTheStateSurvivesSaveAndLoadAndRefusesAnotherImport(t *testing.T) {
 }
 
 func TestDoneSetKeepsAPrefixAndTheLinesAboveIt(t *testing.T) {
-	d := newDoneSet(0, nil)
+	d := newDoneSet(Shard{}, 0, nil)
 	for _, n := range []int64{3, 1, 5, 2, 7} {
 		d.add(n)
 	}

@@ -342,7 +342,7 @@ func TestOnlyLinesReservedByAnEarlierProcessAreTreatedAsSentBefore(t *testing.T)
 	}
 	cancel()
 	horizon, first := saved.SentThrough, saved
-	done := newDoneSet(first.Prefix, first.Above)
+	done := newDoneSet(Shard{}, first.Prefix, first.Above)
 	if horizon <= first.Prefix || horizon >= lines {
 		t.Fatalf("horizon %d with %d lines done: want it ahead of the done lines and short of the end", horizon, first.Prefix)
 	}

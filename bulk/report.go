@@ -59,6 +59,14 @@ type Report struct {
 	Counts
 	// Skipped lines were done by earlier processes of the run.
 	Skipped int64
+	// Shard is the share of the input the run takes (the zero Shard: all of it);
+	// ShardLines the lines of the input this process read that are the shard's, and
+	// OtherShards those it passed over, other shards' (neither done nor skipped). At
+	// the end of the input the two add up to its lines.
+	Shard                   Shard
+	ShardLines, OtherShards int64
+	// RunID is the run's id, the first part of its items' _trackingIds.
+	RunID string
 	// ThisRun is what this process did.
 	ThisRun Counts
 	// Duration is this process's import time, and Elapsed every process's together.

@@ -41,7 +41,11 @@ type State struct {
 	Input  Fingerprint `json:"input"`
 	Target Target      `json:"target"`
 	Mode   Mode        `json:"mode"`
-	// Prefix: every line from 1 to Prefix is done. Above: the done lines after it.
+	// Shard is the share of the lines this state's processes take (--shard); nil for
+	// the whole input. A state is only resumed by the same shard.
+	Shard *Shard `json:"shard,omitempty"`
+	// Prefix: every line from 1 to Prefix is done (or another shard's). Above: the done
+	// lines after it.
 	Prefix int64   `json:"done_prefix"`
 	Above  []int64 `json:"done_above"`
 	Counts Counts  `json:"counts"`
@@ -64,6 +68,14 @@ type State struct {
 // NewState starts a run.
 func NewState(in Fingerprint, target Target, mode Mode) *State {
 	return &State{RunID: uuid.NewString(), Input: in, Target: target, Mode: mode}
+}
+
+// shard is the state's share of the input: the zero Shard for all of it.
+func (s *State) shard() Shard {
+	if s.Shard == nil {
+		return Shard{}
+	}
+	return *s.Shard
 }
 
 type stateFile struct {
@@ -168,14 +180,19 @@ func (f Fingerprint) describe() string {
 	return fmt.Sprintf("%d bytes, sha256 of %s %s…", f.Size, what, hash)
 }
 
-// doneSet is the lines done: a prefix and the lines above it.
+// doneSet is the lines done: a prefix and the lines above it. The lines of other
+// shards count as done here (never as done in the counts), so that a shard's prefix
+// moves on over them and its state keeps only about the concurrency's worth of lines
+// above it, as an import of the whole input does.
 type doneSet struct {
+	shard  Shard
 	prefix int64
 	above  map[int64]struct{}
 }
 
-func newDoneSet(prefix int64, above []int64) *doneSet {
-	d := &doneSet{prefix: prefix, above: map[int64]struct{}{}}
+func newDoneSet(shard Shard, prefix int64, above []int64) *doneSet {
+	d := &doneSet{shard: shard, prefix: prefix, above: map[int64]struct{}{}}
+	d.advance()
 	for _, n := range above {
 		d.add(n)
 	}
@@ -199,11 +216,18 @@ func (d *doneSet) add(n int64) {
 		return
 	}
 	d.prefix++
+	d.advance()
+}
+
+// advance moves the prefix over the done lines and other shards' lines after it.
+func (d *doneSet) advance() {
 	for {
-		if _, ok := d.above[d.prefix+1]; !ok {
+		next := d.prefix + 1
+		if _, ok := d.above[next]; ok {
+			delete(d.above, next)
+		} else if d.shard.Has(next) {
 			return
 		}
-		delete(d.above, d.prefix+1)
 		d.prefix++
 	}
 }

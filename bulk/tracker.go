@@ -16,15 +16,18 @@ type tracker struct {
 	o     *Options
 	start time.Time
 
-	mu       sync.Mutex
-	st       *State
-	done     *doneSet
-	this     Counts
-	skipped  int64
-	elapsed  time.Duration // of earlier processes
-	rej      io.Writer
-	rejBytes int64
-	rejErr   error
+	mu      sync.Mutex
+	st      *State
+	done    *doneSet
+	this    Counts
+	skipped int64
+	// shardLines are the lines of the input read so far that are this shard's (all of
+	// them without a shard), otherShards those passed over, another shard's.
+	shardLines, otherShards int64
+	elapsed                 time.Duration // of earlier processes
+	rej                     io.Writer
+	rejBytes                int64
+	rejErr                  error
 	// pending are failed writes (for availability) held back while they may be the
 	// start of a run of failures that stops the import: settled (done, rejected) when a
 	// write succeeds after them or the input ends, dropped (not done) when the run
@@ -51,6 +54,20 @@ func (t *tracker) skip() {
 	defer t.mu.Unlock()
 	t.skipped++
 	t.progress()
+}
+
+// shardLine counts a line read that is this shard's.
+func (t *tracker) shardLine() {
+	t.mu.Lock()
+	t.shardLines++
+	t.mu.Unlock()
+}
+
+// otherShard counts a line passed over, another shard's: neither done nor skipped.
+func (t *tracker) otherShard() {
+	t.mu.Lock()
+	t.otherShards++
+	t.mu.Unlock()
 }
 
 // finish records what came of a line, and returns an error when the import must stop
@@ -296,6 +313,6 @@ func (t *tracker) report(complete bool) *Report {
 	s := t.snapshot(complete)
 	this := t.this
 	this.Reasons = maps.Clone(t.this.Reasons)
-	return &Report{Counts: s.Counts, Skipped: t.skipped, ThisRun: this, Duration: t.o.Clock.Now().Sub(t.start),
-		Elapsed: s.Elapsed, Runs: s.Runs, Complete: complete}
+	return &Report{Counts: s.Counts, Skipped: t.skipped, ShardLines: t.shardLines, OtherShards: t.otherShards, ThisRun: this, Duration: t.o.Clock.Now().Sub(t.start),
+		Elapsed: s.Elapsed, Runs: s.Runs, Complete: complete, Shard: t.st.shard(), RunID: s.RunID}
 }

@@ -169,6 +169,10 @@ The emulator
                                  (--key-file, COSMOSCTL_KEY, COSMOSCTL_KEY_FILE, the
                                  profile's), else the well-known key
 
+Shards (--shard auto/N; cosmosctl help import, export)
+  JOB_COMPLETION_INDEX           the shard index i of --shard auto/N (or /N), 0 to
+                                 N-1: a Kubernetes Indexed Job sets it in each pod
+
 Azure AD (auth aad) tokens come from the default Azure credential chain, which
 reads AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET (a service
 principal), then workload or managed identity, then the az login session.

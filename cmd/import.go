@@ -20,6 +20,7 @@ import (
 	"github.com/cosmosctl/cosmosctl/internal/progress"
 	"github.com/cosmosctl/cosmosctl/internal/rulimit"
 	"github.com/cosmosctl/cosmosctl/output"
+	"github.com/cosmosctl/cosmosctl/shard"
 )
 
 // importOptions are the flags of `cosmosctl import`.
@@ -32,6 +33,12 @@ type importOptions struct {
 	rejected    string
 	failFast    bool
 	progress    string
+	// shard is --shard as given, spec what it says (Count 0: the whole input); runID
+	// --run-id; maxRUPerShard --max-ru-per-second-per-shard.
+	shard         string
+	spec          shard.Spec
+	runID         string
+	maxRUPerShard float64
 }
 
 // importLineRetryWait is the wait before a line whose write failed for the service's
@@ -51,6 +58,15 @@ const importWriteTimeout = 15 * time.Second
 // importCheckpointEvery is how often --state is saved while an import runs
 // (bulk.Options.CheckpointEvery). Tests that wait for a checkpoint shorten it.
 var importCheckpointEvery = time.Second
+
+// bulkLimiter paces an import's writes.
+type bulkLimiter = bulk.Limiter
+
+// newImportLimiter makes the import's limiter for a cap in RU/s (0: none); tests
+// see through it which cap a shard got.
+var newImportLimiter = defaultImportLimiter
+
+func defaultImportLimiter(ru float64) bulkLimiter { return rulimit.New(ru, clock.Real{}) }
 
 // maxImportConcurrency bounds --concurrency: more writes in flight than this only
 // queue in the client or get throttled.
@@ -78,12 +94,31 @@ The state is bound to the input (its size and the SHA-256 of its first MiB) and
 to the account, database, container and --mode; another one is refused (exit 2).
 From standard input (-) only the first MiB can be checked: feed the same data.
 
+More than one machine. --shard i/N makes this process shard i (from 0) of N: it
+takes line n of the input when (n-1) mod N is i, passes over the other lines
+unparsed, and reports its lines as shard i/N's. Start N processes with the same
+input, flags and N, i from 0 to N-1, each with its own --state: together they
+import every line exactly once. --shard auto/N (or /N) takes i from
+JOB_COMPLETION_INDEX, which a Kubernetes Indexed Job sets in each pod. The shards
+share the run id, so that each line's _trackingId is the one a single process
+would give it in that run: by default it derives from the input (its size and the
+SHA-256 of its first MiB), the database, container, mode and N; --run-id ID sets it
+(give every shard the same, e.g. the Job's uid), so that two imports of the same
+file are two runs. A shard's state file records its shard and run: another
+shard's, or another run's, is refused (exit 2). Each shard resumes on its own.
+Several files: concatenate them into standard input (cat a.ndjson b.ndjson |
+cosmosctl import - --shard i/N): their lines are numbered as one input, the same
+in every shard.
+
 Throughput. --max-ru-per-second caps the RU the import spends (default: no cap).
 A 429 pauses every writer for the service's retry-after and lowers the import's
 own rate to 0.8x what it measured, climbing back 10 %/s while no 429 comes, so
 that the import does not take the container's whole throughput from its other
-clients. The engine retries each 429 itself (9 times, 30 s at most); a line still
-throttled after that is sent again, up to 20 times, without failing.
+clients. With --shard, --max-ru-per-second is the total of all N shards: each
+keeps to a 1/N share of it, unless --max-ru-per-second-per-shard gives its own
+cap (which then wins). The engine retries each 429 itself (9 times, 30 s at
+most); a line still throttled after that is sent again, up to 20 times, without
+failing.
 
 Rejected lines: a line that is not UTF-8 (its first invalid byte's offset is
 given: re-encode the file, e.g. with iconv), not a JSON object, has no string id,
@@ -136,7 +171,8 @@ func newImportCmd(io *IOStreams) *cobra.Command {
   cosmosctl import items.ndjson --mode upsert --concurrency 32 --max-ru-per-second 2000
   gunzip -c items.ndjson.gz | cosmosctl import - --state items.state --jq .created
   cosmosctl import items.ndjson --progress json 2>progress.ndjson
-  jq -c .item items.state.rejected.ndjson | cosmosctl import - --rejected retry.rejected.ndjson`,
+  jq -c .item items.state.rejected.ndjson | cosmosctl import - --rejected retry.rejected.ndjson
+  cosmosctl import items.ndjson --shard 2/4 --state items.2.state --max-ru-per-second 4000   # 1000 RU/s for this shard`,
 		Args: exactArgs(1, "the NDJSON file, or - for standard input"),
 		RunE: func(c *cobra.Command, args []string) error {
 			return o.run(c.Context(), io, args[0])
@@ -154,6 +190,9 @@ func newImportCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&o.state, "state", "", "checkpoint to this file, and resume from it if it exists")
 	f.StringVar(&o.rejected, "rejected", "", "the rejected-lines file (default FILE.rejected.ndjson, or STATE.rejected.ndjson with --state)")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first rejected line (after recording it)")
+	f.StringVar(&o.shard, "shard", "", "import only shard i of N of the lines, i/N (line n is shard (n-1) mod N's); auto/N takes i from $JOB_COMPLETION_INDEX")
+	f.StringVar(&o.runID, "run-id", "", "the run's id, the first part of every _trackingId: the same for every shard (default: a new one, or with --shard one derived from the input, container, mode and N)")
+	f.Float64Var(&o.maxRUPerShard, "max-ru-per-second-per-shard", 0, shardRUHelp)
 	return c
 }
 
@@ -167,6 +206,19 @@ func (o *importOptions) validate() (bulk.Mode, error) {
 		return "", usageErrorf("--concurrency must be between 1 and %d, not %d", maxImportConcurrency, o.concurrency)
 	case o.maxRU < 0 || o.maxRU != o.maxRU:
 		return "", usageErrorf("--max-ru-per-second must be 0 (no cap) or more, not %v", o.maxRU)
+	case o.maxRUPerShard < 0 || o.maxRUPerShard != o.maxRUPerShard:
+		return "", usageErrorf("--max-ru-per-second-per-shard must be 0 (no cap) or more, not %v", o.maxRUPerShard)
+	case o.maxRUPerShard > 0 && o.shard == "":
+		return "", usageErrorf("--max-ru-per-second-per-shard caps one shard: give --shard i/N too, or use --max-ru-per-second")
+	case o.runID != "" && (strings.TrimSpace(o.runID) != o.runID || strings.ContainsAny(o.runID, " \t\n:") || len(o.runID) > 128):
+		return "", usageErrorf("--run-id %q: give 1 to 128 characters without spaces or ':' (it goes before the line number in each _trackingId)", o.runID)
+	}
+	if o.shard != "" {
+		spec, err := shard.ParseSpec(o.shard, getenv)
+		if err != nil {
+			return "", &UsageError{Err: err}
+		}
+		o.spec = spec
 	}
 	switch o.progress {
 	case "", "bar", "json", "off":
@@ -272,8 +324,11 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 		if err := st.Check(o.state, src.Fingerprint(), target, mode); err != nil {
 			return &UsageError{Err: err}
 		}
+		if err := st.CheckRun(o.state, o.bulkShard(), o.runID); err != nil {
+			return &UsageError{Err: err}
+		}
 	} else {
-		st = bulk.NewState(src.Fingerprint(), target, mode)
+		st = o.newState(src.Fingerprint(), target, mode)
 	}
 	st.Rejected = rejPath
 	def, err := sess.client.PartitionKeyDefinition(ctx, target.Database, target.Container)
@@ -300,7 +355,7 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	asJSON := o.conn.wantJSON(sess.settings)
 	bar := o.startProgress(ctx, io, input, size)
 	bo := bulk.Options{Client: sess.client, Target: target, PartitionKey: def, Mode: mode, Concurrency: o.concurrency,
-		Limiter: rulimit.New(o.maxRU, clock.Real{}), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
+		Limiter: newImportLimiter(o.ruLimit()), Write: write, RetryWait: importLineRetryWait, FailFast: o.failFast, Rejected: rej,
 		Progress: func(p bulk.Progress) {
 			if bar != nil {
 				bar.Update(progress.Counts{Done: p.Done - p.Rejected, Failed: p.Rejected, Skipped: p.Skipped, RU: p.RequestCharge, Total: bar.total})
@@ -336,6 +391,11 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 	err = o.commandError(ctx, input, rep, rejPath, runErr)
 	obj := output.NewImportReport(rep, input, target, mode, err)
+	if obj.Shard != nil {
+		if ru := o.ruLimit(); ru > 0 {
+			obj.Shard.MaxRUPerSecond = &ru
+		}
+	}
 	if rejPath != "" {
 		obj.RejectedFile = &rejPath
 	}
@@ -358,6 +418,34 @@ func (o *importOptions) run(ctx context.Context, io *IOStreams, input string) er
 	}
 	o.notes(io, input, rep, rejPath, err, o.resumeCommand(input, target.Database, target.Container))
 	return err
+}
+
+// bulkShard is --shard for the import: the zero Shard for the whole input.
+func (o *importOptions) bulkShard() bulk.Shard {
+	if o.spec.Count == 0 {
+		return bulk.Shard{}
+	}
+	return bulk.Shard{Index: o.spec.Index, Count: o.spec.Count}
+}
+
+// ruLimit is the RU/s this process keeps to: with --shard, its share of the total.
+func (o *importOptions) ruLimit() float64 {
+	return shardRULimit(o.maxRU, o.maxRUPerShard, o.spec)
+}
+
+// newState starts a run. Every shard of a sharded run must give each line the
+// _trackingId a single process would: the same run id, --run-id or one they all
+// derive from what they share, without talking to each other.
+func (o *importOptions) newState(in bulk.Fingerprint, target bulk.Target, mode bulk.Mode) *bulk.State {
+	st := bulk.NewState(in, target, mode)
+	if sh := o.bulkShard(); !sh.Whole() {
+		st.Shard = &sh
+		st.RunID = bulk.ShardRunID(in, target, mode, sh.Count)
+	}
+	if o.runID != "" {
+		st.RunID = o.runID
+	}
+	return st
 }
 
 func jsonLine(v any) ([]byte, error) {
@@ -452,7 +540,8 @@ func (o *importOptions) startProgress(ctx context.Context, io *IOStreams, input 
 	p := &importProgress{Reporter: rep}
 	if size >= 0 {
 		if f, err := os.Open(input); err == nil {
-			p.total, _ = bulk.CountLines(ctx, f)
+			total, _ := bulk.CountLines(ctx, f)
+			p.total = o.bulkShard().LinesOf(total)
 			f.Close()
 		}
 	}

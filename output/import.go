@@ -21,7 +21,12 @@ type ImportReport struct {
 	Database  string `json:"database"`
 	Container string `json:"container"`
 	Mode      string `json:"mode"`
-	Complete  bool   `json:"complete"`
+	// RunID is the run's id, the first part of each created item's _trackingId
+	// (RUN_ID:LINE); every shard of a sharded import has the same.
+	RunID string `json:"run_id"`
+	// Shard is this process's share of the input (--shard), null for all of it.
+	Shard    *ImportShard `json:"shard"`
+	Complete bool         `json:"complete"`
 	// Stopped says why the import stopped before the end of its input.
 	Stopped        string `json:"stopped,omitempty"`
 	Lines          int64  `json:"lines"`
@@ -53,6 +58,21 @@ type ImportReport struct {
 	Error        *ErrorObject `json:"error"`
 }
 
+// ImportShard is the share of the input one shard of an import takes: line n is shard
+// (n-1) mod count's.
+type ImportShard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Lines are the lines of the input this process read that are the shard's, and
+	// OtherLines those it passed over unparsed, other shards'; at the end of the input
+	// they add up to its lines.
+	Lines      int64 `json:"lines"`
+	OtherLines int64 `json:"other_shards_lines"`
+	// MaxRUPerSecond is the cap this shard kept to (--max-ru-per-second divided by the
+	// count, or --max-ru-per-second-per-shard), null for none.
+	MaxRUPerSecond *float64 `json:"max_ru_per_second"`
+}
+
 // ImportReason is how many lines were rejected or failed for one reason.
 type ImportReason struct {
 	Reason string `json:"reason"`
@@ -80,7 +100,12 @@ func NewImportReport(r *bulk.Report, input string, target bulk.Target, mode bulk
 	for _, k := range sortedReasons(reasons) {
 		counts = append(counts, ImportReason{Reason: k, Lines: reasons[k]})
 	}
+	var sh *ImportShard
+	if !r.Shard.Whole() {
+		sh = &ImportShard{Index: r.Shard.Index, Count: r.Shard.Count, Lines: r.ShardLines, OtherLines: r.OtherShards}
+	}
 	return &ImportReport{ReasonCounts: counts, Event: "report", Input: input, Database: target.Database, Container: target.Container, Mode: string(mode),
+		RunID: r.RunID, Shard: sh,
 		Complete: r.Complete, Stopped: r.Stopped, Lines: r.Lines, Created: r.Created, AlreadyPresent: r.AlreadyPresent,
 		Updated: r.Updated, CreatedOrUpdated: r.CreatedOrUpdated, Superseded: r.Superseded, Failed: r.Failed, BadLines: r.BadLines, BlankLines: r.Blank, Reasons: reasons,
 		RequestCharge: round2(r.RequestCharge), Throttled: r.Throttles, Runs: r.Runs, ElapsedMs: millis(r.Elapsed),
@@ -103,6 +128,14 @@ func WriteImportReport(w io.Writer, st Styles, r *ImportReport) error {
 		status = "stopped: " + r.Stopped
 	}
 	t.Append("import", fmt.Sprintf("%s into %s/%s (--mode %s): %s", r.Input, r.Database, r.Container, r.Mode, status))
+	if sh := r.Shard; sh != nil {
+		cap := "no RU cap"
+		if sh.MaxRUPerSecond != nil {
+			cap = fmt.Sprintf("at most %s RU/s", n(int64(math.Round(*sh.MaxRUPerSecond))))
+		}
+		t.Append("shard", fmt.Sprintf("%d/%d: %s of the input read, %s other shards'; %s", sh.Index, sh.Count,
+			HumanCountThousands(sh.Lines, "line"), n(sh.OtherLines), cap))
+	}
 	t.Append("created", n(r.Created))
 	t.Append("already present", n(r.AlreadyPresent))
 	if r.Mode == string(bulk.Upsert) {

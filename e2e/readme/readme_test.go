@@ -54,6 +54,7 @@ var readmeNotRun = map[string]string{
 	"SSL_CERT_FILE=emulator.pem":                                      "against the https emulator of examples/microsoft-emulator.toml on 8081 (see above); e2e/tls runs status --wait, create and read with SSL_CERT_FILE",
 	"echo '{\"id\":\"1\",\"pk\":\"a\"}' | SSL_CERT_FILE=emulator.pem": "against the https emulator of examples/microsoft-emulator.toml on 8081 (see above); e2e/tls runs create with SSL_CERT_FILE",
 	"cosmosctl changes --from now --follow --state feed.json":         "follows the feed until Ctrl-C; TestChangesFollowUntilInterrupted runs it and interrupts it (exit 130, the position saved and named on stderr)",
+	"parallel -j4 cosmosctl":                                          "needs GNU parallel, which the machines do not have; the shards it starts are what cmd's TestImportShardsImportEveryLineExactlyOnce runs (and the export's shard tests for export)",
 }
 
 // readmeSmaller are examples run smaller than written, to keep the test bounded in time:
