@@ -20,17 +20,21 @@ import (
 	"github.com/cosmosctl/cosmosctl/internal/shardscope"
 	"github.com/cosmosctl/cosmosctl/output"
 	"github.com/cosmosctl/cosmosctl/query"
+	"github.com/cosmosctl/cosmosctl/shard"
 )
 
 // exportOptions are the flags of `cosmosctl export`.
 type exportOptions struct {
-	conn            connFlags
-	query           string
-	params          []string
-	pk              string
-	outputFile      string
-	state           string
-	maxRU           float64
+	conn       connFlags
+	query      string
+	params     []string
+	pk         string
+	outputFile string
+	state      string
+	maxRU      float64
+	// maxRUPerShard is --max-ru-per-second-per-shard: with --shard, this shard's cap
+	// instead of its 1/N share of --max-ru-per-second.
+	maxRUPerShard   float64
 	stripSystem     bool
 	stripTrackingID bool
 	pageSize        int
@@ -165,7 +169,8 @@ func newExportCmd(io *IOStreams) *cobra.Command {
 	f.Lookup("jq").Usage = "write what this jq expression (gojq) makes of each item instead of the item, e.g. 'del(._rid)' or .id (strings raw)"
 	f.StringVar(&o.outputFile, "output-file", "", "write the NDJSON to this file (created, or emptied unless --state resumes it) instead of stdout")
 	f.StringVar(&o.state, "state", "", "checkpoint to this file and resume from it when it exists (needs --output-file)")
-	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many request units a second (default: no cap)")
+	f.Float64Var(&o.maxRU, "max-ru-per-second", 0, "spend at most this many request units a second (default: no cap); with --shard, the total of all N shards, each keeping to 1/N of it")
+	f.Float64Var(&o.maxRUPerShard, "max-ru-per-second-per-shard", 0, shardRUHelp)
 	f.BoolVar(&o.stripSystem, "strip-system", false, "drop the system properties _rid, _self, _etag, _ts and _attachments from every item")
 	f.BoolVar(&o.stripTrackingID, "strip-tracking-id", false, "drop the _trackingId cosmosctl's write retries leave in items")
 	f.IntVar(&o.pageSize, "page-size", defaultExportPageSize, fmt.Sprintf("items per page request, 1 to %d", maxQueryPageSize))
@@ -239,6 +244,10 @@ func (o *exportOptions) validate() (cosmos.QuerySpec, cosmos.PartitionKey, error
 		return cosmos.QuerySpec{}, nil, usageErrorf("--manifest needs --output-file FILE: export merge combines the shards' files, which stdout is not")
 	case o.maxRU < 0:
 		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second must not be negative (got %g); leave it out for no cap", o.maxRU)
+	case o.maxRUPerShard < 0 || o.maxRUPerShard != o.maxRUPerShard:
+		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second-per-shard must be 0 (no cap) or more, not %v", o.maxRUPerShard)
+	case o.maxRUPerShard > 0 && !o.conn.flags.Changed("shard"):
+		return cosmos.QuerySpec{}, nil, usageErrorf("--max-ru-per-second-per-shard applies to a shard: give --shard i/N, or use --max-ru-per-second")
 	case o.pageSize < 1 || o.pageSize > maxQueryPageSize:
 		return cosmos.QuerySpec{}, nil, usageErrorf("--page-size must be between 1 and %d, not %d", maxQueryPageSize, o.pageSize)
 	case o.parallelism < 1 || o.parallelism > query.MaxParallelism:
@@ -332,6 +341,10 @@ func (o *exportOptions) run(ctx context.Context, io *IOStreams) error {
 	asked, err := o.shards.asked(getenv)
 	if err != nil {
 		return err
+	}
+	if asked != nil && asked.Count > 0 {
+		// With --shard the cap is the whole job's: this shard spends its share.
+		o.maxRU = shardRULimit(o.maxRU, o.maxRUPerShard, shard.Spec{Index: asked.Index, Count: asked.Count})
 	}
 	var loaded *export.State
 	var recorded *shardscope.Scope

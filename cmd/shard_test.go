@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosmosctl/cosmosctl/emulator"
+	"github.com/cosmosctl/cosmosctl/shard"
 )
 
 // shardAccount is an account whose items container has 3 partition key ranges: 1 and
@@ -293,5 +294,24 @@ func TestAResumedShardKeepsItsIntervalAfterASplit(t *testing.T) {
 	r := cosmosctl(t, "", "export", "merge", dir)
 	if r.code != ExitUsage || !strings.Contains(r.errOut, "split") {
 		t.Fatalf("shards planned before and after a split: exit %d (want %d) naming the split: %q", r.code, ExitUsage, r.errOut)
+	}
+}
+
+// With --shard, export's --max-ru-per-second is the whole job's; the per-shard cap needs
+// a shard, and a negative one is refused, each in one line before any request.
+func TestExportShardRUFlags(t *testing.T) {
+	isolate(t)
+	t.Setenv("COSMOSCTL_ENDPOINT", "http://127.0.0.1:1") // nothing may be sent
+	for _, args := range [][]string{
+		{"export", "--max-ru-per-second-per-shard", "10"},
+		{"export", "--shard", "0/2", "--max-ru-per-second-per-shard", "-1"},
+	} {
+		r := cosmosctl(t, "", args...)
+		if r.code != ExitUsage || strings.Count(strings.TrimSpace(r.errOut), "\n") != 0 || !strings.Contains(r.errOut, "--max-ru-per-second-per-shard") {
+			t.Fatalf("%v: exit %d %q", args, r.code, r.errOut)
+		}
+	}
+	if got := shardRULimit(400, 0, shard.Spec{Index: 1, Count: 4}); got != 100 {
+		t.Fatalf("a quarter of 400 RU/s is %v", got)
 	}
 }
