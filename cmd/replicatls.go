@@ -3,7 +3,6 @@ package cmd
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"os"
 
 	"github.com/cosmosctl/cosmosctl/config"
@@ -40,7 +39,7 @@ func connectionTLS(s config.Settings, sess *session) (*tls.Config, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, usageErrorf("SSL_CERT_FILE names %s, which cannot be read (%v): point it at the certificate file to trust, or unset it to trust the system's certificates", file, pathError(err))
+		return nil, usageErrorf("SSL_CERT_FILE names %s, which cannot be read (%v): point it at the certificate file to trust, or unset it to trust the system's certificates", file, unwrapPath(err))
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
@@ -50,12 +49,4 @@ func connectionTLS(s config.Settings, sess *session) (*tls.Config, error) {
 		return nil, usageErrorf("SSL_CERT_FILE names %s, which holds no PEM certificate: point it at the certificate file to trust (an emulator's is `cosmosctl emulator cert`), or unset it", file)
 	}
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
-}
-
-// pathError is an os error without the path, which the message names already.
-func pathError(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err.Error()
-	}
-	return fmt.Sprint(err)
 }
