@@ -160,7 +160,7 @@ func TestHedgeTestTableFitsTheTerminal(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	for _, width := range []int{60, 80, 0} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			r := cosmosctlAtWidth(t, width, "hedge-test", "--count", "40", "--concurrency", "4", "--items", "4",
+			r := cosmosctlAtWidth(t, width, "hedge-test", "--count", "12", "--concurrency", "4", "--items", "4",
 				"--strategies", "none,threshold=500ms/100ms,fanout,adaptive=10%", "--scenario", "throttle")
 			if r.code != ExitOK {
 				t.Fatalf("exit %d: %s", r.code, r.errOut)
