@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cosmosctl/cosmosctl/internal/shardscope"
-	"github.com/cosmosctl/cosmosctl/internal/statefile"
 	"github.com/cosmosctl/cosmosctl/shard"
 )
 
@@ -62,11 +61,7 @@ func NewManifest(b Binding) *Manifest {
 // Save replaces the manifest file atomically.
 func (m *Manifest) Save(path string, now time.Time) error {
 	m.SavedAt = now.UTC()
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return statefile.WriteFile(path, append(b, '\n'))
+	return saveJSON(path, m)
 }
 
 // LoadManifest reads a manifest a shard wrote.

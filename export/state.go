@@ -150,7 +150,12 @@ func (s *State) Check(path string, b Binding) error {
 // old state or the new.
 func (s *State) Save(path string, now time.Time) error {
 	s.SavedAt = now.UTC()
-	b, err := json.MarshalIndent(s, "", "  ")
+	return saveJSON(path, s)
+}
+
+// saveJSON writes v, indented, to path atomically (the state file and the manifest).
+func saveJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
